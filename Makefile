@@ -1,0 +1,101 @@
+# rngtrk — top-level Makefile.
+#   make               the shared and static library, rngtrk.pc and the rngtrk command, in build/
+#   make test          every test (see tests/run_all.sh); prints "N passed, N failed, N skipped"
+#   make demo          a simulated training loop: checkpoint, resume, identical draws
+#   make bench         Google Benchmark figures (ratios against a reference in the same run)
+#   make install       PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= PKGCONFIGDIR= BINDIR=
+#   make uninstall     the same variables
+# Built for baseline x86-64: no -march=native (users' CPUs differ).
+
+# The version lives in c_api/rngtrk.h only.
+version_field = $(shell sed -n 's/^\#define RNGTRK_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' c_api/rngtrk.h)
+VERSION_MAJOR := $(call version_field,MAJOR)
+VERSION_MINOR := $(call version_field,MINOR)
+VERSION_PATCH := $(call version_field,PATCH)
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+
+PREFIX       ?= /usr/local
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+BINDIR       ?= $(PREFIX)/bin
+DESTDIR      ?=
+
+CXX      ?= g++
+CC       ?= cc
+OPTFLAGS ?= -O2 -g
+WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wpedantic
+LIB_CXXFLAGS := -std=c++17 $(OPTFLAGS) $(WARNINGS) -fPIC -fvisibility=hidden \
+                -fvisibility-inlines-hidden -Ic_api -Icore -MMD -MP $(CXXFLAGS)
+
+BUILD  := build
+OBJDIR := $(BUILD)/obj
+
+LIB_SOURCES := $(wildcard core/*.cpp) $(wildcard c_api/*.cpp)
+LIB_OBJECTS := $(patsubst %.cpp,$(OBJDIR)/%.o,$(LIB_SOURCES))
+
+SONAME     := librngtrk.so.$(VERSION_MAJOR)
+SHARED_LIB := $(BUILD)/librngtrk.so.$(VERSION)
+STATIC_LIB := $(BUILD)/librngtrk.a
+PC_FILE    := $(BUILD)/rngtrk.pc
+CLI        := $(BUILD)/rngtrk
+
+.PHONY: all lib test demo bench install uninstall clean
+all: lib $(CLI)
+lib: $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME) $(STATIC_LIB) $(PC_FILE)
+
+$(OBJDIR)/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
+
+$(SHARED_LIB): $(LIB_OBJECTS) c_api/exports.map
+	$(CXX) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=c_api/exports.map \
+	    -Wl,--no-undefined -o $@ $(LIB_OBJECTS) $(LDFLAGS)
+
+$(BUILD)/$(SONAME) $(BUILD)/librngtrk.so: $(SHARED_LIB)
+	ln -sf $(notdir $(SHARED_LIB)) $@
+
+$(STATIC_LIB): $(LIB_OBJECTS)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJECTS)
+
+# The .pc names the install locations; `make install` writes it again with
+# the PREFIX/LIBDIR/INCLUDEDIR given there.
+define make_pc
+sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+    -e 's|@VERSION@|$(VERSION)|' pkgconfig/rngtrk.pc.in > $(1)
+endef
+$(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h
+	@mkdir -p $(BUILD)
+	$(call make_pc,$@)
+
+# The rngtrk command uses only the public C API, linked to the shared object.
+$(CLI): tools/rngtrk_cli.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ tools/rngtrk_cli.c \
+	    -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
+
+install: lib $(CLI)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	install -m 644 c_api/rngtrk.h $(DESTDIR)$(INCLUDEDIR)/rngtrk.h
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/librngtrk.so
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	$(call make_pc,$(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc)
+	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc
+	$(CC) -std=c99 -O2 -Ic_api -o $(DESTDIR)$(BINDIR)/rngtrk tools/rngtrk_cli.c \
+	    -L$(BUILD) -lrngtrk -Wl,-rpath,$(LIBDIR)
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/rngtrk.h $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc \
+	      $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(LIBDIR)/librngtrk.so $(DESTDIR)$(LIBDIR)/librngtrk.a $(DESTDIR)$(BINDIR)/rngtrk
+
+include tests/tests.mk
+include bench/bench.mk
+include tools/demo.mk
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(LIB_OBJECTS:.o=.d)

@@ -1,0 +1,59 @@
+// The state codec, the raw Philox function and stream generation.
+#include "../core/philox.h"
+#include "../core/state_codec.h"
+#include "../core/stream.h"
+#include "api_guard.h"
+
+namespace {
+
+rngtrk::PhiloxState to_core(const rngtrk_philox_state &s) { return {s.seed, s.offset}; }
+
+}  // namespace
+
+extern "C" {
+
+RNGTRK_API rngtrk_status rngtrk_state_to_bytes(const rngtrk_philox_state *state, uint8_t out[16]) {
+    return rngtrk::guarded([&] {
+        rngtrk::require_pointer(state, "state");
+        rngtrk::require_pointer(out, "out");
+        rngtrk::state_to_bytes(to_core(*state), out);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_state_from_bytes(const uint8_t bytes[16], rngtrk_philox_state *out) {
+    return rngtrk::guarded([&] {
+        rngtrk::require_pointer(bytes, "bytes");
+        rngtrk::require_pointer(out, "out");
+        const rngtrk::PhiloxState s = rngtrk::state_from_bytes(bytes);
+        *out = rngtrk_philox_state{s.seed, s.offset};
+    });
+}
+
+RNGTRK_API void rngtrk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
+                                     uint32_t out[4]) {
+    const rngtrk::PhiloxBlock b =
+        rngtrk::philox4x32_10(counter[0], counter[1], counter[2], counter[3], key[0], key[1]);
+    for (int i = 0; i < 4; ++i) out[i] = b.w[i];
+}
+
+RNGTRK_API rngtrk_status rngtrk_random_u32(const rngtrk_philox_state *state, uint64_t first,
+                                           uint64_t count, uint32_t *out) {
+    return rngtrk::guarded([&] {
+        rngtrk::require_pointer(state, "state");
+        const rngtrk::PhiloxState s = to_core(*state);
+        rngtrk::check_stream_request(s, first, count, out, sizeof(uint32_t));
+        rngtrk::stream_u32(s, first, count, out);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t first,
+                                            uint64_t count, float *out) {
+    return rngtrk::guarded([&] {
+        rngtrk::require_pointer(state, "state");
+        const rngtrk::PhiloxState s = to_core(*state);
+        rngtrk::check_stream_request(s, first, count, out, sizeof(float));
+        rngtrk::stream_uniform_f32(s, first, count, out);
+    });
+}
+
+}  // extern "C"

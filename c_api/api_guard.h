@@ -1,0 +1,42 @@
+// The boundary between the C ABI and the C++ core: every exported function
+// runs its body through guarded(), which turns any exception into a status
+// code plus a thread-local message.  No exception crosses into C.
+#pragma once
+
+#include <new>
+#include <stdexcept>
+
+#include "../core/error.h"
+#include "rngtrk.h"
+
+namespace rngtrk {
+
+// Records `message` as this thread's last error (never throws).
+void set_last_error(const char *message) noexcept;
+
+// Throws Error(RNGTRK_E_INVALID_ARGUMENT) naming `param` when `p` is NULL.
+inline void require_pointer(const void *p, const char *param) {
+    if (p == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, std::string(param) + " is NULL");
+}
+
+template <class Body>
+rngtrk_status guarded(Body &&body) noexcept {
+    try {
+        body();
+        return RNGTRK_OK;
+    } catch (const Error &e) {
+        set_last_error(e.what());
+        return e.status();
+    } catch (const std::bad_alloc &) {
+        set_last_error("out of memory");
+        return RNGTRK_E_OUT_OF_MEMORY;
+    } catch (const std::exception &e) {
+        set_last_error(e.what());
+        return RNGTRK_E_INTERNAL;
+    } catch (...) {
+        set_last_error("unknown C++ exception");
+        return RNGTRK_E_INTERNAL;
+    }
+}
+
+}  // namespace rngtrk

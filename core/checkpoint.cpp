@@ -1,0 +1,114 @@
+#include "checkpoint.h"
+
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "crc32.h"
+#include "error.h"
+#include "state_codec.h"
+
+namespace rngtrk {
+
+namespace {
+
+// Per entry: 1 length byte, the name, then the 16-byte state.
+constexpr size_t kEntryFixedBytes = 1 + kStateBytes;
+
+[[noreturn]] void corrupt(const std::string &what) {
+    fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + what);
+}
+
+}  // namespace
+
+size_t checkpoint_size(const std::vector<NamedState> &states) {
+    if (states.size() > std::numeric_limits<uint32_t>::max())
+        fail(RNGTRK_E_OVERFLOW, "too many named states for one checkpoint");
+    size_t total = kCheckpointHeaderBytes + kCheckpointTrailerBytes;
+    // Each entry is at most 272 bytes and there are fewer than 2^32 of them,
+    // so on a 64-bit size_t this cannot overflow; on 32-bit it can.
+    for (const NamedState &entry : states) {
+        const size_t entry_bytes = kEntryFixedBytes + entry.name.size();
+        if (total > std::numeric_limits<size_t>::max() - entry_bytes)
+            fail(RNGTRK_E_OVERFLOW, "checkpoint size does not fit in size_t");
+        total += entry_bytes;
+    }
+    return total;
+}
+
+void encode_checkpoint(const PhiloxState &default_state, const std::vector<NamedState> &states,
+                       uint8_t *dst) {
+    const size_t total = checkpoint_size(states);
+    uint8_t *p = dst;
+    std::memcpy(p, kCheckpointMagic, sizeof kCheckpointMagic);
+    store_le32(p + 8, kCheckpointFormatVersion);
+    store_le64(p + 12, static_cast<uint64_t>(total));
+    state_to_bytes(default_state, p + 20);
+    store_le32(p + 36, static_cast<uint32_t>(states.size()));
+    p += kCheckpointHeaderBytes;
+    for (const NamedState &entry : states) {
+        *p++ = static_cast<uint8_t>(entry.name.size());
+        std::memcpy(p, entry.name.data(), entry.name.size());
+        p += entry.name.size();
+        state_to_bytes(entry.state, p);
+        p += kStateBytes;
+    }
+    store_le32(p, crc32(dst, total - kCheckpointTrailerBytes));
+}
+
+CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
+    // Framing first, in the order a reader of an unknown file needs it: is it
+    // ours, can we read this version, is it whole, is it intact.
+    if (len < sizeof kCheckpointMagic || std::memcmp(src, kCheckpointMagic, 8) != 0)
+        corrupt(len < sizeof kCheckpointMagic ? "only " + std::to_string(len) + " bytes"
+                                              : "bad magic (not an rngtrk checkpoint)");
+    if (len < 12) corrupt("truncated inside the header (" + std::to_string(len) + " bytes)");
+    const uint32_t version = load_le32(src + 8);
+    if (version != kCheckpointFormatVersion)
+        fail(RNGTRK_E_UNSUPPORTED_VERSION,
+             "checkpoint format version " + std::to_string(version) +
+                 " is not supported (this library reads version " +
+                 std::to_string(kCheckpointFormatVersion) + ")");
+    if (len < kCheckpointHeaderBytes + kCheckpointTrailerBytes)
+        corrupt("truncated inside the header (" + std::to_string(len) + " bytes)");
+    const uint64_t declared = load_le64(src + 12);
+    if (declared > len)
+        corrupt("truncated: header says " + std::to_string(declared) + " bytes, got " +
+                std::to_string(len));
+    if (declared < len)
+        corrupt(std::to_string(len - declared) + " trailing bytes after the " +
+                std::to_string(declared) + "-byte checkpoint");
+    const size_t body = len - kCheckpointTrailerBytes;
+    const uint32_t stored_crc = load_le32(src + body);
+    const uint32_t actual_crc = crc32(src, body);
+    if (stored_crc != actual_crc) corrupt("checksum mismatch");
+
+    CheckpointContents contents;
+    contents.default_state = state_from_bytes(src + 20);
+    if (!offset_is_aligned(contents.default_state.offset))
+        corrupt("default state offset is not a multiple of 4");
+    const uint32_t count = load_le32(src + 36);
+    // Every entry takes at least 18 bytes: a count the body cannot hold is
+    // rejected before anything is allocated for it.
+    if (count > (body - kCheckpointHeaderBytes) / (kEntryFixedBytes + 1))
+        corrupt("state count " + std::to_string(count) + " does not fit the checkpoint's size");
+    contents.states.reserve(count);
+    size_t pos = kCheckpointHeaderBytes;
+    for (uint32_t i = 0; i < count; ++i) {
+        const std::string where = "entry " + std::to_string(i) + ": ";
+        if (body - pos < 1) corrupt(where + "truncated");
+        const size_t name_len = src[pos++];
+        if (body - pos < name_len + kStateBytes) corrupt(where + "truncated");
+        NamedState entry;
+        entry.name.assign(reinterpret_cast<const char *>(src + pos), name_len);
+        pos += name_len;
+        entry.state = state_from_bytes(src + pos);
+        pos += kStateBytes;
+        contents.states.push_back(std::move(entry));
+    }
+    if (pos != body)
+        corrupt(std::to_string(body - pos) + " unused bytes after the last entry");
+    return contents;
+}
+
+}  // namespace rngtrk

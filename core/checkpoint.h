@@ -1,0 +1,49 @@
+// Checkpoint bytes: a versioned, self-describing little-endian encoding of a
+// tracker's default and named states.  docs/checkpoint-format.md is the
+// byte-by-byte description; this file is its reference implementation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "philox_state.h"
+
+namespace rngtrk {
+
+struct NamedState {
+    std::string name;
+    PhiloxState state;
+};
+
+// What a checkpoint holds.  In a valid checkpoint names are valid and
+// pairwise distinct, seeds of named states pairwise distinct, offsets
+// multiples of 4.
+struct CheckpointContents {
+    PhiloxState default_state;
+    std::vector<NamedState> states;  // insertion order
+};
+
+constexpr char kCheckpointMagic[8] = {'R', 'N', 'G', 'T', 'R', 'K', 'C', 'K'};
+constexpr uint32_t kCheckpointFormatVersion = 1;
+constexpr size_t kCheckpointHeaderBytes = 40;  // magic, version, length, default state, count
+constexpr size_t kCheckpointTrailerBytes = 4;  // CRC-32
+
+// Exact encoded size of (default_state, states); throws
+// Error(RNGTRK_E_OVERFLOW) if it does not fit the format or size_t.
+size_t checkpoint_size(const std::vector<NamedState> &states);
+
+// Writes exactly checkpoint_size(states) bytes to dst.  The states must obey
+// the rules of CheckpointContents (the tracker guarantees it).
+void encode_checkpoint(const PhiloxState &default_state, const std::vector<NamedState> &states,
+                       uint8_t *dst);
+
+// Validates the framing (magic, version, length, checksum, entry bounds)
+// and decodes; throws Error (RNGTRK_E_CORRUPT or
+// RNGTRK_E_UNSUPPORTED_VERSION) saying what is wrong and where.  The rules on
+// the entries themselves (valid, distinct names; distinct seeds; aligned
+// offsets) are checked by StateTable::from_entries.
+CheckpointContents decode_checkpoint(const uint8_t *src, size_t len);
+
+}  // namespace rngtrk

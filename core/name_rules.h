@@ -1,0 +1,25 @@
+// What makes a valid state name: 1 to 255 bytes of well-formed UTF-8 with no
+// NUL.  One rule for add, set_states and checkpoint loading.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace rngtrk {
+
+constexpr size_t kMaxNameBytes = 255;
+
+// True when `bytes` is well-formed UTF-8 (RFC 3629: no overlong forms, no
+// surrogates, nothing above U+10FFFF).
+bool is_valid_utf8(std::string_view bytes);
+
+// Empty when `name` is a valid state name, else why it is not.
+std::string name_problem(std::string_view name);
+
+// Reads a NUL-terminated name from C, at most kMaxNameBytes + 1 bytes, and
+// throws Error(RNGTRK_E_INVALID_ARGUMENT) naming `param` when it is NULL or
+// invalid.  Never reads past the first NUL or past 256 bytes.
+std::string_view checked_name(const char *name, const char *param = "name");
+
+}  // namespace rngtrk

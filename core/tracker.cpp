@@ -1,0 +1,100 @@
+#include "tracker.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "error.h"
+
+namespace rngtrk {
+
+void Tracker::refuse_inside_fork(const char *operation) const {
+    if (!forks_.empty())
+        fail(RNGTRK_E_FORK_ORDER, std::string(operation) + " is not allowed while fork \"" +
+                                      table_.at(forks_.back()).name + "\" is open");
+}
+
+void Tracker::add(std::string_view name, uint64_t seed) {
+    refuse_inside_fork("add");
+    table_.add(name, seed);
+}
+
+void Tracker::fork(std::string_view name) {
+    const size_t index = table_.index_of(name);
+    if (std::find(forks_.begin(), forks_.end(), index) != forks_.end())
+        fail(RNGTRK_E_FORK_ORDER,
+             "state \"" + std::string(name) + "\" is already forked; restore it first");
+    forks_.push_back(index);
+}
+
+void Tracker::restore(std::string_view name) {
+    const size_t index = table_.index_of(name);
+    if (forks_.empty())
+        fail(RNGTRK_E_FORK_ORDER, "restore(\"" + std::string(name) + "\") but no fork is open");
+    if (forks_.back() != index)
+        fail(RNGTRK_E_FORK_ORDER, "restore(\"" + std::string(name) +
+                                      "\") but the innermost open fork is \"" +
+                                      table_.at(forks_.back()).name + "\"");
+    // The forked state was advanced in place, so closing the fork is only
+    // re-activating what was active before it.
+    forks_.pop_back();
+}
+
+PhiloxState Tracker::state(std::string_view name) const {
+    return table_.at(table_.index_of(name)).state;
+}
+
+void Tracker::set_state(std::string_view name, const PhiloxState &state) {
+    table_.set(table_.index_of(name), state);
+}
+
+void Tracker::set_states(std::vector<NamedState> entries) {
+    refuse_inside_fork("set_states");
+    StateTable replacement = StateTable::from_entries(std::move(entries), StateTable::Source::caller);
+    table_.swap(replacement);
+}
+
+void Tracker::reset() {
+    refuse_inside_fork("reset");
+    StateTable empty;
+    table_.swap(empty);
+    default_ = PhiloxState{};
+}
+
+void Tracker::set_default_state(const PhiloxState &state) {
+    if (!offset_is_aligned(state.offset))
+        fail(RNGTRK_E_INVALID_ARGUMENT,
+             "offset " + std::to_string(state.offset) + " is not a multiple of 4");
+    default_ = state;
+}
+
+PhiloxState Tracker::active_state() const {
+    return forks_.empty() ? default_ : table_.at(forks_.back()).state;
+}
+
+PhiloxState Tracker::advance(uint64_t increment) {
+    const PhiloxState before = active_state();
+    constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+    // Round up to a whole block without overflowing the rounding itself.
+    const uint64_t rem = increment % kWordsPerBlock;
+    const uint64_t pad = rem == 0 ? 0 : kWordsPerBlock - rem;
+    if (increment > kMax - pad || increment + pad > kMax - before.offset)
+        fail(RNGTRK_E_OVERFLOW, "advancing offset " + std::to_string(before.offset) + " by " +
+                                    std::to_string(increment) + " passes 2^64 - 1");
+    uint64_t &offset = forks_.empty() ? default_.offset : table_.offset_at(forks_.back());
+    offset += increment + pad;
+    return before;
+}
+
+void Tracker::load(const uint8_t *src, size_t len) {
+    refuse_inside_fork("load");
+    CheckpointContents contents = decode_checkpoint(src, len);
+    StateTable replacement =
+        StateTable::from_entries(std::move(contents.states), StateTable::Source::checkpoint);
+    // Everything that can fail has run: commit with non-throwing operations.
+    table_.swap(replacement);
+    default_ = contents.default_state;
+}
+
+}  // namespace rngtrk

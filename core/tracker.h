@@ -1,0 +1,54 @@
+// The tracker: a default state, a table of named states, and a stack of open
+// forks.  The TransformerEngine / Megatron-LM CudaRNGStatesTracker semantics,
+// with their defects fixed (a failed add burns nothing; forking a state that
+// is already forked is refused; reset/add/load cannot run inside a fork).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "checkpoint.h"
+#include "philox_state.h"
+#include "state_table.h"
+
+namespace rngtrk {
+
+class Tracker {
+public:
+    void add(std::string_view name, uint64_t seed);
+    void fork(std::string_view name);
+    void restore(std::string_view name);
+
+    PhiloxState state(std::string_view name) const;
+    void set_state(std::string_view name, const PhiloxState &state);
+    void set_states(std::vector<NamedState> entries);
+    const StateTable &table() const { return table_; }
+
+    void reset();
+    void manual_seed(uint64_t seed) { default_ = PhiloxState{seed, 0}; }
+    const PhiloxState &default_state() const { return default_; }
+    void set_default_state(const PhiloxState &state);
+
+    PhiloxState active_state() const;
+    // Returns the active state, then moves its offset past `increment`
+    // outputs rounded up to a whole block.
+    PhiloxState advance(uint64_t increment);
+
+    size_t fork_depth() const { return forks_.size(); }
+
+    // Checkpoint bytes.
+    size_t saved_size() const { return checkpoint_size(table_.entries()); }
+    void save_to(uint8_t *dst) const { encode_checkpoint(default_, table_.entries(), dst); }
+    void load(const uint8_t *src, size_t len);
+
+private:
+    void refuse_inside_fork(const char *operation) const;
+
+    PhiloxState default_;
+    StateTable table_;
+    std::vector<size_t> forks_;  // table indexes, innermost last
+};
+
+}  // namespace rngtrk
