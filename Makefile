@@ -91,9 +91,9 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/librngtrk.so $(DESTDIR)$(LIBDIR)/librngtrk.a $(DESTDIR)$(BINDIR)/rngtrk
 
+include tools/demo.mk
 include tests/tests.mk
 include bench/bench.mk
-include tools/demo.mk
 
 clean:
 	rm -rf $(BUILD)

@@ -115,6 +115,14 @@ RNGTRK_API rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t 
     });
 }
 
+RNGTRK_API rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *t, size_t *out) {
+    return guarded([&] {
+        require_pointer(t, "tracker");
+        require_pointer(out, "out");
+        *out = t->impl.fork_depth();
+    });
+}
+
 RNGTRK_API rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *t) {
     return guarded([&] {
         require_pointer(t, "tracker");

@@ -227,6 +227,10 @@ RNGTRK_API rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *t, size_t *o
 RNGTRK_API rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t index,
                                                 const char **out);
 
+/* Writes the number of open forks to `*out` (0 outside any fork).
+ * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
+RNGTRK_API rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *t, size_t *out);
+
 /* Drops every named state and its seed; the default state becomes (0, 0).
  * Returns RNGTRK_OK, RNGTRK_E_INVALID_ARGUMENT, or RNGTRK_E_FORK_ORDER. */
 RNGTRK_API rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *t);

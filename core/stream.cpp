@@ -14,7 +14,8 @@ void check_stream_request(const PhiloxState &state, uint64_t first, uint64_t cou
     if (!offset_is_aligned(state.offset))
         fail(RNGTRK_E_INVALID_ARGUMENT,
              "state.offset " + std::to_string(state.offset) + " is not a multiple of 4");
-    if (count > std::numeric_limits<uint64_t>::max() - first)
+    // Element indices run to 2^64 - 1, so first + count may equal 2^64.
+    if (first != 0 && count > std::numeric_limits<uint64_t>::max() - first + 1)
         fail(RNGTRK_E_OVERFLOW, "first + count passes 2^64 elements");
     if (count > std::numeric_limits<size_t>::max() / element_bytes)
         fail(RNGTRK_E_OVERFLOW, "count * element size does not fit in size_t");
@@ -28,29 +29,29 @@ namespace {
 // loop; only the first and last block can be partial.
 template <class Put>
 void for_each_word(const PhiloxState &state, uint64_t first, uint64_t count, Put put) {
-    if (count == 0) return;
+    // Counts what is left rather than comparing with first + count, which
+    // is 2^64 (0 in uint64_t) for a request that ends at the last index.
     const uint64_t base = state.offset / kWordsPerBlock;
-    uint64_t g = first;
-    const uint64_t end = first + count;  // no overflow: checked by check_stream_request
+    uint64_t block = base + first / 4;
+    unsigned word = static_cast<unsigned>(first % 4);
     uint64_t k = 0;
     // Leading partial block.
-    if (g % 4 != 0) {
-        const PhiloxBlock b = philox_stream_block(state.seed, base + g / 4);
-        for (; g % 4 != 0 && g < end; ++g) put(k++, b.w[g % 4]);
+    if (word != 0 && count != 0) {
+        const PhiloxBlock b = philox_stream_block(state.seed, block++);
+        for (; word < 4 && k < count; ++word) put(k++, b.w[word]);
     }
     // Whole blocks.
-    for (; end - g >= 4; g += 4) {
-        const PhiloxBlock b = philox_stream_block(state.seed, base + g / 4);
+    for (; count - k >= 4; k += 4) {
+        const PhiloxBlock b = philox_stream_block(state.seed, block++);
         put(k, b.w[0]);
         put(k + 1, b.w[1]);
         put(k + 2, b.w[2]);
         put(k + 3, b.w[3]);
-        k += 4;
     }
     // Trailing partial block.
-    if (g < end) {
-        const PhiloxBlock b = philox_stream_block(state.seed, base + g / 4);
-        for (unsigned i = 0; g < end; ++g, ++i) put(k++, b.w[i]);
+    if (k < count) {
+        const PhiloxBlock b = philox_stream_block(state.seed, block);
+        for (unsigned i = 0; k < count; ++i) put(k++, b.w[i]);
     }
 }
 

@@ -1,0 +1,58 @@
+// Helpers shared by the C API tests: RAII for trackers, snapshots that
+// capture everything observable about a tracker (to prove a failed call
+// changed nothing), the shared vector files, and canonical JSON.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rngtrk.h"
+
+namespace rngtrk_test {
+
+struct TrackerDeleter {
+    void operator()(rngtrk_tracker *t) const { rngtrk_tracker_free(t); }
+};
+using TrackerPtr = std::unique_ptr<rngtrk_tracker, TrackerDeleter>;
+
+TrackerPtr new_tracker();
+
+// Everything a caller can observe: checkpoint bytes (default and named
+// states in order), the active state and the fork depth.
+struct Snapshot {
+    std::vector<uint8_t> checkpoint;
+    rngtrk_philox_state active;
+    size_t fork_depth;
+    bool operator==(const Snapshot &o) const {
+        return checkpoint == o.checkpoint && active.seed == o.active.seed &&
+               active.offset == o.active.offset && fork_depth == o.fork_depth;
+    }
+};
+Snapshot snapshot(const rngtrk_tracker *t);
+std::vector<uint8_t> save(const rngtrk_tracker *t);
+
+// Path of a file under tests/vectors/.
+std::string vector_path(const std::string &relative);
+std::vector<uint8_t> read_file(const std::string &path);
+std::string read_text(const std::string &path);
+
+// The canonical JSON of tools/rngtrk_cli.c, built here from the C API.
+std::string canonical_json(const rngtrk_tracker *t);
+
+// Status value of a name such as "RNGTRK_E_CORRUPT"; fails the test if unknown.
+rngtrk_status status_from_name(const std::string &name);
+
+}  // namespace rngtrk_test
+
+// Asserts a status and that rngtrk_last_error() says something.
+#define EXPECT_STATUS(expected, call)                                        \
+    do {                                                                     \
+        const rngtrk_status status_ = (call);                                \
+        EXPECT_EQ((expected), status_) << rngtrk_last_error();               \
+        if (status_ != RNGTRK_OK) { EXPECT_STRNE("", rngtrk_last_error()); } \
+    } while (0)
+#define ASSERT_OK(call) ASSERT_EQ(RNGTRK_OK, (call)) << rngtrk_last_error()

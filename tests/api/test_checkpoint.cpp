@@ -1,0 +1,196 @@
+// Checkpoint bytes through the C API: the golden files written by the
+// independent Python encoder, the invalid files, byte-for-byte round trips,
+// and damage at every position leaving the tracker as it was.
+#include <cstring>
+#include <sstream>
+
+#include "support.h"
+
+using namespace rngtrk_test;
+
+namespace {
+
+const char *const kGolden[] = {"empty", "megatron", "edge_names"};
+
+// A tracker with a few states, its default advanced, and a fork opened and
+// closed, so the bytes are not trivial.
+TrackerPtr populated() {
+    TrackerPtr t = new_tracker();
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_manual_seed(t.get(), 1234));
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_add(t.get(), "data-parallel-rng", 1234));
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_add(t.get(), "model-parallel-rng", 3955));
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_fork(t.get(), "model-parallel-rng"));
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_advance(t.get(), 37, nullptr));
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_restore(t.get(), "model-parallel-rng"));
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_advance(t.get(), 8, nullptr));
+    return t;
+}
+
+}  // namespace
+
+TEST(Checkpoint, GoldenFilesDecodeToTheirJson) {
+    for (const char *name : kGolden) {
+        const std::vector<uint8_t> bytes = read_file(vector_path(std::string("checkpoints/") + name + ".rtck"));
+        TrackerPtr t = new_tracker();
+        ASSERT_OK(rngtrk_tracker_load(t.get(), bytes.data(), bytes.size()));
+        EXPECT_EQ(read_text(vector_path(std::string("checkpoints/") + name + ".json")), canonical_json(t.get()))
+            << name;
+    }
+}
+
+TEST(Checkpoint, GoldenFilesSaveBackByteForByte) {
+    for (const char *name : kGolden) {
+        const std::vector<uint8_t> bytes = read_file(vector_path(std::string("checkpoints/") + name + ".rtck"));
+        TrackerPtr t = new_tracker();
+        ASSERT_OK(rngtrk_tracker_load(t.get(), bytes.data(), bytes.size()));
+        EXPECT_EQ(bytes, save(t.get())) << name;
+    }
+}
+
+TEST(Checkpoint, TheSameStatesBuiltThroughTheApiSaveToTheGoldenBytes) {
+    // megatron.rtck: Megatron-LM's seeds for seed 1234, tp_rank 3, ep_rank 1.
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_manual_seed(t.get(), 1234));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 8, nullptr));
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "data-parallel-rng", 1234));
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "model-parallel-rng", 1234 + 2718 + 3));
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "expert-parallel-rng", 1234 + 1024 + 100));
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "model-parallel-rng"));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 40, nullptr));
+    ASSERT_OK(rngtrk_tracker_restore(t.get(), "model-parallel-rng"));
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "expert-parallel-rng"));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 3, nullptr));
+    ASSERT_OK(rngtrk_tracker_restore(t.get(), "expert-parallel-rng"));
+    EXPECT_EQ(read_file(vector_path("checkpoints/megatron.rtck")), save(t.get()));
+}
+
+TEST(Checkpoint, InvalidFilesFailWithTheirStatusAndChangeNothing) {
+    std::istringstream manifest(read_text(vector_path("checkpoints/invalid/expected.txt")));
+    std::string line;
+    int checked = 0;
+    while (std::getline(manifest, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream fields(line);
+        std::string file, status_name;
+        fields >> file >> status_name;
+        const std::vector<uint8_t> bytes = read_file(vector_path("checkpoints/invalid/" + file));
+        TrackerPtr t = populated();
+        const Snapshot before = snapshot(t.get());
+        EXPECT_STATUS(status_from_name(status_name), rngtrk_tracker_load(t.get(), bytes.data(), bytes.size()));
+        EXPECT_TRUE(before == snapshot(t.get())) << file;
+        ++checked;
+    }
+    EXPECT_GE(checked, 14);
+}
+
+TEST(Checkpoint, SaveLoadSaveIsByteIdentical) {
+    TrackerPtr a = populated();
+    const std::vector<uint8_t> first = save(a.get());
+    TrackerPtr b = new_tracker();
+    ASSERT_OK(rngtrk_tracker_load(b.get(), first.data(), first.size()));
+    EXPECT_EQ(first, save(b.get()));
+    EXPECT_EQ(canonical_json(a.get()), canonical_json(b.get()));
+}
+
+TEST(Checkpoint, LoadReplacesEverythingAndStreamsContinue) {
+    TrackerPtr a = populated();
+    const std::vector<uint8_t> bytes = save(a.get());
+    TrackerPtr b = new_tracker();
+    ASSERT_OK(rngtrk_tracker_add(b.get(), "stale", 99));
+    ASSERT_OK(rngtrk_tracker_manual_seed(b.get(), 5));
+    ASSERT_OK(rngtrk_tracker_load(b.get(), bytes.data(), bytes.size()));
+    rngtrk_philox_state s{};
+    EXPECT_STATUS(RNGTRK_E_UNKNOWN_NAME, rngtrk_tracker_get_state(b.get(), "stale", &s));
+    // Both trackers now hand out the same states.
+    for (int i = 0; i < 3; ++i) {
+        rngtrk_philox_state sa{}, sb{};
+        ASSERT_OK(rngtrk_tracker_fork(a.get(), "model-parallel-rng"));
+        ASSERT_OK(rngtrk_tracker_fork(b.get(), "model-parallel-rng"));
+        ASSERT_OK(rngtrk_tracker_advance(a.get(), 100, &sa));
+        ASSERT_OK(rngtrk_tracker_advance(b.get(), 100, &sb));
+        EXPECT_EQ(sa.seed, sb.seed);
+        EXPECT_EQ(sa.offset, sb.offset);
+        ASSERT_OK(rngtrk_tracker_restore(a.get(), "model-parallel-rng"));
+        ASSERT_OK(rngtrk_tracker_restore(b.get(), "model-parallel-rng"));
+    }
+}
+
+TEST(Checkpoint, SaveRecordsLiveValuesInsideAFork) {
+    TrackerPtr t = populated();
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "data-parallel-rng"));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 4, nullptr));
+    const std::vector<uint8_t> bytes = save(t.get());
+    TrackerPtr u = new_tracker();
+    ASSERT_OK(rngtrk_tracker_load(u.get(), bytes.data(), bytes.size()));
+    rngtrk_philox_state s{};
+    ASSERT_OK(rngtrk_tracker_get_state(u.get(), "data-parallel-rng", &s));
+    EXPECT_EQ(4u, s.offset);
+    size_t depth = 1;
+    ASSERT_OK(rngtrk_tracker_fork_depth(u.get(), &depth));
+    EXPECT_EQ(0u, depth);  // forks are not recorded
+}
+
+TEST(Checkpoint, EveryTruncationFailsAndChangesNothing) {
+    const std::vector<uint8_t> bytes = save(populated().get());
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "x", 5));
+    const Snapshot before = snapshot(t.get());
+    for (size_t len = 0; len < bytes.size(); ++len) {
+        const std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<long>(len));
+        EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_tracker_load(t.get(), cut.data(), cut.size()));
+    }
+    EXPECT_TRUE(before == snapshot(t.get()));
+}
+
+TEST(Checkpoint, EverySingleBitFlipFailsAndChangesNothing) {
+    const std::vector<uint8_t> bytes = save(populated().get());
+    TrackerPtr t = new_tracker();
+    const Snapshot before = snapshot(t.get());
+    for (size_t i = 0; i < bytes.size(); ++i) {
+        for (int bit = 0; bit < 8; ++bit) {
+            std::vector<uint8_t> damaged = bytes;
+            damaged[i] ^= static_cast<uint8_t>(1u << bit);
+            const rngtrk_status st = rngtrk_tracker_load(t.get(), damaged.data(), damaged.size());
+            // A flip in the version field reads as a future version; all
+            // others are caught as corruption (CRC-32 catches every 1-bit error).
+            const bool in_version = i >= 8 && i < 12;
+            EXPECT_EQ(in_version ? RNGTRK_E_UNSUPPORTED_VERSION : RNGTRK_E_CORRUPT, st)
+                << "byte " << i << " bit " << bit;
+        }
+    }
+    EXPECT_TRUE(before == snapshot(t.get()));
+}
+
+TEST(Checkpoint, TrailingBytesAreRefused) {
+    std::vector<uint8_t> bytes = save(populated().get());
+    bytes.push_back(0);
+    TrackerPtr t = new_tracker();
+    EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_tracker_load(t.get(), bytes.data(), bytes.size()));
+    EXPECT_NE(nullptr, std::strstr(rngtrk_last_error(), "trailing"));
+}
+
+TEST(Checkpoint, SaveBufferRules) {
+    TrackerPtr t = populated();
+    size_t needed = 0;
+    EXPECT_STATUS(RNGTRK_OK, rngtrk_tracker_save(t.get(), nullptr, 0, &needed));  // size query
+    EXPECT_EQ(40u + 4u + (1 + 17 + 16) + (1 + 18 + 16), needed);
+    std::vector<uint8_t> small(needed - 1, 0xEE);
+    size_t reported = 0;
+    EXPECT_STATUS(RNGTRK_E_BUFFER_TOO_SMALL, rngtrk_tracker_save(t.get(), small.data(), small.size(), &reported));
+    EXPECT_EQ(needed, reported);  // the needed length comes back anyway
+    for (uint8_t b : small) ASSERT_EQ(0xEE, b);  // and nothing was written
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_save(t.get(), nullptr, 10, &reported));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_save(t.get(), small.data(), small.size(), nullptr));
+    std::vector<uint8_t> roomy(needed + 10, 0xEE);
+    ASSERT_OK(rngtrk_tracker_save(t.get(), roomy.data(), roomy.size(), &reported));
+    EXPECT_EQ(needed, reported);
+    EXPECT_EQ(0xEE, roomy[needed]);
+}
+
+TEST(Checkpoint, LoadArgumentErrors) {
+    TrackerPtr t = populated();
+    const Snapshot before = snapshot(t.get());
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_load(t.get(), nullptr, 10));
+    EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_tracker_load(t.get(), nullptr, 0));
+    EXPECT_TRUE(before == snapshot(t.get()));
+}

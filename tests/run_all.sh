@@ -1,0 +1,53 @@
+#!/bin/sh
+# Runs every test suite (called by `make test` after the build) and ends with
+# one line "rngtrk: N passed, N failed, N skipped".  GoogleTest suites count
+# their tests; each script check counts as one test.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+build="$top/build"
+passed=0 failed=0 skipped=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# A GoogleTest binary: add its own counts.
+gtest() {
+    name=$1; shift
+    echo "== $name"
+    "$@" --gtest_color=no >"$log" 2>&1
+    code=$?
+    grep -E '^\[  (FAILED|SKIPPED) |^\[  PASSED|Skipped|skipped:' "$log" | grep -v '^\[       OK' | head -40
+    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\..*/\1/p' "$log")
+    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}, listed below.*/\1/p' "$log")
+    s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}, listed below.*/\1/p' "$log")
+    passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
+    if [ $code -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
+        echo "FAIL: $name exited $code"; tail -20 "$log"; failed=$((failed + 1))
+    fi
+}
+
+# A command that is one test.
+check() {
+    name=$1; shift
+    echo "== $name"
+    if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failed=$((failed + 1)); fi
+}
+
+cc=${CC:-cc}
+cxx=${CXX:-c++}
+check "shared vectors are up to date" python3 "$top/tests/vectors/generate.py" --check
+check "header alone, C99 -pedantic -Werror" $cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only \
+    -I"$top/c_api" "$top/tests/c/header_alone.c"
+check "header alone, C++11 -pedantic -Werror" $cxx -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only \
+    -x c++ -I"$top/c_api" "$top/tests/c/header_alone.c"
+check "header alone, C++17 -pedantic -Werror" $cxx -std=c++17 -Wall -Wextra -pedantic -Werror -fsyntax-only \
+    -x c++ -I"$top/c_api" "$top/tests/c/header_alone.c"
+gtest "core tests (Random123 oracle, CRC-32, names)" "$build/tests/core_tests"
+gtest "C API tests (vectors, stream, tracker, checkpoints, cuRAND oracle)" "$build/tests/api_tests"
+check "exports" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/rngtrk.h"
+check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")"
+check "install + pkg-config consumer" "$top/tests/install_test.sh"
+check "rngtrk command" "$top/tests/cli_test.sh" "$build/rngtrk" "$top/tests/vectors"
+check "demo: resumed run draws identical numbers" "$build/demo_training_loop"
+
+echo "rngtrk: $passed passed, $failed failed, $skipped skipped"
+[ $failed -eq 0 ]

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Generates rngtrk's shared test vectors (read by the C, Python and Rust tests).
+
+This is a second, independent implementation of Philox4x32-10, the stream,
+the float transform and the checkpoint encoding, in plain Python with no
+dependency and no use of librngtrk.  The library is tested against its output,
+and against Random123 and cuRAND, so no expected value comes from the code
+under test.
+
+    generate.py            rewrite the files in tests/vectors/
+    generate.py --check    exit 1 (and say which) if a checked-in file is stale
+
+Files (formats in tests/vectors/README.md):
+    rngtrk_vectors.txt         philox / state / u32 / f32 lines
+    checkpoints/*.rtck         golden checkpoints, with *.json their canonical decoding
+    checkpoints/invalid/*.rtck invalid checkpoints, listed with their expected status
+                               in checkpoints/invalid/expected.txt
+"""
+import json
+import os
+import struct
+import sys
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+M64 = (1 << 64) - 1
+M32 = (1 << 32) - 1
+
+
+# --- Philox4x32-10 ---------------------------------------------------------
+
+def philox4x32_10(ctr, key):
+    c0, c1, c2, c3 = ctr
+    k0, k1 = key
+    for _ in range(10):
+        p0 = 0xD2511F53 * c0
+        p1 = 0xCD9E8D57 * c2
+        c0, c1, c2, c3 = ((p1 >> 32) ^ c1 ^ k0) & M32, p1 & M32, ((p0 >> 32) ^ c3 ^ k1) & M32, p0 & M32
+        k0 = (k0 + 0x9E3779B9) & M32
+        k1 = (k1 + 0xBB67AE85) & M32
+    return (c0, c1, c2, c3)
+
+
+def stream_u32(seed, offset, first, count):
+    """Element g: word g%4 of Philox(key(seed), counter(offset/4 + g/4, 0))."""
+    assert offset % 4 == 0
+    key = (seed & M32, seed >> 32)
+    out = []
+    block_cache = {}
+    for g in range(first, first + count):
+        b = (offset // 4 + g // 4) & M64
+        if b not in block_cache:
+            block_cache = {b: philox4x32_10((b & M32, b >> 32, 0, 0), key)}
+        out.append(block_cache[b][g % 4])
+    return out
+
+
+def uniform_f32_bits(word):
+    """(w & 0xFFFFFF) * 2^-24 as an IEEE float32 bit pattern."""
+    value = (word & 0xFFFFFF) / 16777216.0  # exact: 24 bits fit a float mantissa
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def state_bytes(seed, offset):
+    return struct.pack("<QQ", seed, offset)
+
+
+# --- checkpoints (docs/checkpoint-format.md) -------------------------------
+
+MAGIC = b"RNGTRKCK"
+FORMAT_VERSION = 1
+
+
+def encode_checkpoint(default, states, version=FORMAT_VERSION, total_length=None, crc=None):
+    """states: list of (name_bytes, seed, offset).  The keyword arguments
+    let the invalid-file recipes break one field at a time."""
+    body = bytearray()
+    for name, seed, offset in states:
+        body += bytes([len(name)]) + name + state_bytes(seed, offset)
+    length = 40 + len(body) + 4 if total_length is None else total_length
+    head = MAGIC + struct.pack("<IQ", version, length) + state_bytes(*default)
+    head += struct.pack("<I", len(states))
+    data = head + body
+    return data + struct.pack("<I", zlib.crc32(data) if crc is None else crc)
+
+
+def canonical_json(default, states):
+    """One line, as Python's json.dumps(ensure_ascii=False) writes it."""
+    obj = {
+        "format_version": FORMAT_VERSION,
+        "default": {"seed": default[0], "offset": default[1]},
+        "states": [{"name": n.decode("utf-8"), "seed": s, "offset": o} for n, s, o in states],
+    }
+    return json.dumps(obj, ensure_ascii=False) + "\n"
+
+
+MEGATRON_SEED = 1234  # Megatron-LM model_parallel_cuda_manual_seed(1234, tp_rank=3, ep_rank=1, etp_rank=0)
+GOLDEN = {
+    "empty": ((0, 0), []),
+    "megatron": (
+        (MEGATRON_SEED, 8),
+        [
+            (b"data-parallel-rng", MEGATRON_SEED, 0),
+            (b"model-parallel-rng", MEGATRON_SEED + 2718 + 3, 40),
+            (b"expert-parallel-rng", MEGATRON_SEED + 1024 + 100 * 1 + 0, 4),
+        ],
+    ),
+    "edge_names": (
+        (M64, M64 - 3),
+        [
+            ("dropout-ü-ß-日本語-🎲".encode("utf-8"), 7, 12),
+            (b'quote " backslash \\ tab \t newline \n ctl \x01 del \x7f', 8, 0),
+            (b"n" * 255, M64, M64 - 3),
+            (b"x", 0, 1 << 62),
+        ],
+    ),
+}
+
+_two = [(b"a", 1, 0), (b"b", 2, 4)]
+_ok = encode_checkpoint((5, 0), _two)
+INVALID = {
+    # name: (bytes, expected status name)
+    "empty_file": (b"", "RNGTRK_E_CORRUPT"),
+    "bad_magic": (b"RNGTRKXX" + _ok[8:], "RNGTRK_E_CORRUPT"),
+    "future_version": (encode_checkpoint((5, 0), _two, version=2), "RNGTRK_E_UNSUPPORTED_VERSION"),
+    "truncated": (_ok[:-1], "RNGTRK_E_CORRUPT"),
+    "trailing_byte": (_ok + b"\0", "RNGTRK_E_CORRUPT"),
+    "bad_checksum": (encode_checkpoint((5, 0), _two, crc=zlib.crc32(_ok[:-4]) ^ 1), "RNGTRK_E_CORRUPT"),
+    "flipped_seed_bit": (_ok[:45] + bytes([_ok[45] ^ 0x10]) + _ok[46:], "RNGTRK_E_CORRUPT"),
+    "duplicate_name": (encode_checkpoint((5, 0), [(b"a", 1, 0), (b"a", 2, 0)]), "RNGTRK_E_CORRUPT"),
+    "duplicate_seed": (encode_checkpoint((5, 0), [(b"a", 1, 0), (b"b", 1, 0)]), "RNGTRK_E_CORRUPT"),
+    "empty_name": (encode_checkpoint((5, 0), [(b"", 1, 0)]), "RNGTRK_E_CORRUPT"),
+    "invalid_utf8_name": (encode_checkpoint((5, 0), [(b"\xc3\x28", 1, 0)]), "RNGTRK_E_CORRUPT"),
+    "nul_in_name": (encode_checkpoint((5, 0), [(b"a\x00b", 1, 0)]), "RNGTRK_E_CORRUPT"),
+    "misaligned_offset": (encode_checkpoint((5, 0), [(b"a", 1, 2)]), "RNGTRK_E_CORRUPT"),
+    "misaligned_default_offset": (encode_checkpoint((5, 6), _two), "RNGTRK_E_CORRUPT"),
+}
+
+
+def _count_too_large():
+    # A checksum-valid file whose entry count promises far more than it holds.
+    data = bytearray(encode_checkpoint((5, 0), _two))
+    struct.pack_into("<I", data, 36, 0xFFFFFFFF)
+    struct.pack_into("<I", data, len(data) - 4, zlib.crc32(bytes(data[:-4])))
+    return bytes(data)
+
+
+INVALID["count_too_large"] = (_count_too_large(), "RNGTRK_E_CORRUPT")
+
+
+# --- the text vectors -------------------------------------------------------
+
+def splitmix64(state):
+    """Deterministic input recipe (Vigna's SplitMix64): no hidden randomness."""
+    while True:
+        state = (state + 0x9E3779B97F4A7C15) & M64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        yield z ^ (z >> 31)
+
+
+def vector_lines():
+    lines = [
+        "# rngtrk shared test vectors. Generated by tests/vectors/generate.py: do not edit.",
+        "# Formats: tests/vectors/README.md. Hex values have no 0x prefix; decimal otherwise.",
+    ]
+    rng = splitmix64(2026)
+    # Philox: edge inputs plus pseudo-random ones.
+    cases = [((0, 0, 0, 0), (0, 0)), ((M32,) * 4, (M32, M32)), ((1, 0, 0, 0), (0, 0)),
+             ((0, 0, 0, 1), (0, 0)), ((0, 0, 0, 0), (1, 0))]
+    for _ in range(59):
+        a, b, c = next(rng), next(rng), next(rng)
+        cases.append(((a & M32, a >> 32, b & M32, b >> 32), (c & M32, c >> 32)))
+    for ctr, key in cases:
+        out = philox4x32_10(ctr, key)
+        lines.append("philox " + " ".join("%08x" % v for v in (*ctr, *key, *out)))
+    # 16-byte states.
+    states = [(0, 0), (1, 4), (M64, M64), (0x0123456789ABCDEF, 0xFEDCBA9876543210)]
+    states += [(next(rng), next(rng) & ~3 & M64) for _ in range(4)]
+    for seed, offset in states:
+        lines.append("state %d %d %s" % (seed, offset, state_bytes(seed, offset).hex()))
+    # Streams: (seed, offset, first, count), covering partial blocks on both
+    # ends, large offsets, counter words above 32 bits and the last indices.
+    requests = [(0, 0, 0, 16), (42, 0, 0, 37), (42, 0, 3, 9), (42, 8, 1, 2), (42, 4, 0, 5),
+                (M64, 0, 0, 8), (1234, 1 << 40, 5, 11), (7, M64 - 3, 0, 8),
+                (7, 0, M64 - 9, 9), (0xDEADBEEFCAFEF00D, 1 << 34, (1 << 34) + 2, 13)]
+    for _ in range(6):
+        requests.append((next(rng), next(rng) & ~3 & ((1 << 50) - 1), next(rng) % 1000, 1 + next(rng) % 40))
+    for seed, offset, first, count in requests:
+        words = stream_u32(seed, offset, first, count)
+        lines.append("u32 %d %d %d %d %s" % (seed, offset, first, count, " ".join("%08x" % w for w in words)))
+        lines.append("f32 %d %d %d %d %s" % (seed, offset, first, count,
+                                             " ".join("%08x" % uniform_f32_bits(w) for w in words)))
+    return "\n".join(lines) + "\n"
+
+
+def all_files():
+    files = {"rngtrk_vectors.txt": vector_lines().encode()}
+    for name, (default, states) in GOLDEN.items():
+        files["checkpoints/%s.rtck" % name] = encode_checkpoint(default, states)
+        files["checkpoints/%s.json" % name] = canonical_json(default, states).encode("utf-8")
+    expected = ["# file expected-status (each file must fail to load with that status)"]
+    for name, (data, status) in INVALID.items():
+        files["checkpoints/invalid/%s.rtck" % name] = data
+        expected.append("%s.rtck %s" % (name, status))
+    files["checkpoints/invalid/expected.txt"] = ("\n".join(expected) + "\n").encode()
+    return files
+
+
+def main(argv):
+    check = "--check" in argv[1:]
+    stale = []
+    for rel, data in sorted(all_files().items()):
+        path = os.path.join(HERE, rel)
+        if check:
+            try:
+                with open(path, "rb") as f:
+                    if f.read() != data:
+                        stale.append(rel)
+            except FileNotFoundError:
+                stale.append(rel + " (missing)")
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
+                f.write(data)
+    if stale:
+        print("stale test vectors (run tests/vectors/generate.py): " + ", ".join(stale))
+        return 1
+    if check:
+        print("test vectors are up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
