@@ -16,6 +16,7 @@ namespace {
 
 using rngtrk::checked_name;
 using rngtrk::guarded;
+using rngtrk::lookup_name;
 using rngtrk::require_pointer;
 
 rngtrk::PhiloxState to_core(const rngtrk_philox_state &s) { return {s.seed, s.offset}; }
@@ -44,14 +45,14 @@ RNGTRK_API rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name,
 RNGTRK_API rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *t, const char *name) {
     return guarded([&] {
         require_pointer(t, "tracker");
-        t->impl.fork(checked_name(name));
+        t->impl.fork(lookup_name(name));
     });
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *t, const char *name) {
     return guarded([&] {
         require_pointer(t, "tracker");
-        t->impl.restore(checked_name(name));
+        t->impl.restore(lookup_name(name));
     });
 }
 
@@ -60,7 +61,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *t, const
     return guarded([&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
-        *out = to_c(t->impl.state(checked_name(name)));
+        *out = to_c(t->impl.state(lookup_name(name)));
     });
 }
 
@@ -69,7 +70,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char 
     return guarded([&] {
         require_pointer(t, "tracker");
         require_pointer(state, "state");
-        t->impl.set_state(checked_name(name), to_core(*state));
+        t->impl.set_state(lookup_name(name), to_core(*state));
     });
 }
 

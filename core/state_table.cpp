@@ -48,7 +48,12 @@ size_t StateTable::find(std::string_view name) const {
 
 size_t StateTable::index_of(std::string_view name) const {
     const size_t index = find(name);
-    if (index == npos) fail(RNGTRK_E_UNKNOWN_NAME, "no state named " + quoted(name));
+    if (index == npos) {
+        // Only now is it worth knowing whether the name could exist at all.
+        const std::string problem = name_problem(name);
+        if (!problem.empty()) fail(RNGTRK_E_INVALID_ARGUMENT, "name " + problem);
+        fail(RNGTRK_E_UNKNOWN_NAME, "no state named " + quoted(name));
+    }
     return index;
 }
 

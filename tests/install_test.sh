@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 prefix=/opt/rngtrk-test
-make -s -C "$top" install DESTDIR="$stage" PREFIX="$prefix" >/dev/null
+env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" install DESTDIR="$stage" PREFIX="$prefix" >/dev/null
 export PKG_CONFIG_PATH="$stage$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage"
 export PKG_CONFIG_LIBDIR="$PKG_CONFIG_PATH"
 for f in include/rngtrk.h lib/librngtrk.so lib/librngtrk.a lib/pkgconfig/rngtrk.pc bin/rngtrk; do
@@ -28,7 +28,7 @@ LD_LIBRARY_PATH="$stage$prefix/lib" ldd "$stage/consumer_shared" | grep -q "$sta
 $cc -std=c99 -o "$stage/consumer_static" "$top/tests/c/installed_consumer.c" \
     $(pkg-config --cflags rngtrk) "$stage$prefix/lib/librngtrk.a" $(pkg-config --static --libs-only-l rngtrk | sed 's/-lrngtrk//')
 "$stage/consumer_static"
-make -s -C "$top" uninstall DESTDIR="$stage" PREFIX="$prefix" >/dev/null
+env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" uninstall DESTDIR="$stage" PREFIX="$prefix" >/dev/null
 left=$(find "$stage$prefix" -type f -o -type l)
 [ -z "$left" ] || { echo "FAIL: uninstall left: $left"; exit 1; }
 echo "install: ok (make install/uninstall, pkg-config shared and static)"

@@ -34,7 +34,7 @@ check() {
 
 cc=${CC:-cc}
 cxx=${CXX:-c++}
-check "shared vectors are up to date" python3 "$top/tests/vectors/generate.py" --check
+check "shared vectors are up to date" "${PYTHON:-python3}" "$top/tests/vectors/generate.py" --check
 check "header alone, C99 -pedantic -Werror" $cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only \
     -I"$top/c_api" "$top/tests/c/header_alone.c"
 check "header alone, C++11 -pedantic -Werror" $cxx -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only \
