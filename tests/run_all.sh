@@ -47,6 +47,7 @@ check "exports" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/
 check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")"
 check "install + pkg-config consumer" "$top/tests/install_test.sh"
 check "rngtrk command" "$top/tests/cli_test.sh" "$build/rngtrk" "$top/tests/vectors"
+check "README example" "$top/tests/readme_example_test.sh"
 check "demo: resumed run draws identical numbers" "$build/demo_training_loop"
 
 echo "rngtrk: $passed passed, $failed failed, $skipped skipped"
