@@ -2,11 +2,24 @@
 #include "../core/philox.h"
 #include "../core/state_codec.h"
 #include "../core/stream.h"
+#include "api_convert.h"
 #include "api_guard.h"
 
 namespace {
 
-rngtrk::PhiloxState to_core(const rngtrk_philox_state &s) { return {s.seed, s.offset}; }
+using rngtrk::to_core;
+
+// The body shared by every stream entry point: check, then fill.
+template <class T, class Fill>
+rngtrk_status generate(const rngtrk_philox_state *state, uint64_t first, uint64_t count, T *out,
+                       Fill fill) {
+    return rngtrk::guarded([&] {
+        rngtrk::require_pointer(state, "state");
+        const rngtrk::PhiloxState s = to_core(*state);
+        rngtrk::check_stream_request(s, first, count, out, sizeof(T));
+        fill(s, first, count, out);
+    });
+}
 
 }  // namespace
 
@@ -24,8 +37,7 @@ RNGTRK_API rngtrk_status rngtrk_state_from_bytes(const uint8_t bytes[16], rngtrk
     return rngtrk::guarded([&] {
         rngtrk::require_pointer(bytes, "bytes");
         rngtrk::require_pointer(out, "out");
-        const rngtrk::PhiloxState s = rngtrk::state_from_bytes(bytes);
-        *out = rngtrk_philox_state{s.seed, s.offset};
+        *out = rngtrk::to_c(rngtrk::state_from_bytes(bytes));
     });
 }
 
@@ -38,22 +50,12 @@ RNGTRK_API void rngtrk_philox4x32_10(const uint32_t counter[4], const uint32_t k
 
 RNGTRK_API rngtrk_status rngtrk_random_u32(const rngtrk_philox_state *state, uint64_t first,
                                            uint64_t count, uint32_t *out) {
-    return rngtrk::guarded([&] {
-        rngtrk::require_pointer(state, "state");
-        const rngtrk::PhiloxState s = to_core(*state);
-        rngtrk::check_stream_request(s, first, count, out, sizeof(uint32_t));
-        rngtrk::stream_u32(s, first, count, out);
-    });
+    return generate(state, first, count, out, rngtrk::stream_u32);
 }
 
 RNGTRK_API rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t first,
                                             uint64_t count, float *out) {
-    return rngtrk::guarded([&] {
-        rngtrk::require_pointer(state, "state");
-        const rngtrk::PhiloxState s = to_core(*state);
-        rngtrk::check_stream_request(s, first, count, out, sizeof(float));
-        rngtrk::stream_uniform_f32(s, first, count, out);
-    });
+    return generate(state, first, count, out, rngtrk::stream_uniform_f32);
 }
 
 }  // extern "C"

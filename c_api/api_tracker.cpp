@@ -5,6 +5,7 @@
 
 #include "../core/name_rules.h"
 #include "../core/tracker.h"
+#include "api_convert.h"
 #include "api_guard.h"
 
 // The opaque handle of rngtrk.h.
@@ -19,8 +20,8 @@ using rngtrk::guarded;
 using rngtrk::lookup_name;
 using rngtrk::require_pointer;
 
-rngtrk::PhiloxState to_core(const rngtrk_philox_state &s) { return {s.seed, s.offset}; }
-rngtrk_philox_state to_c(const rngtrk::PhiloxState &s) { return {s.seed, s.offset}; }
+using rngtrk::to_c;
+using rngtrk::to_core;
 
 }  // namespace
 
