@@ -46,8 +46,9 @@ public:
     // DUPLICATE_SEED and changes nothing then.
     void set(size_t index, const PhiloxState &state);
 
-    // Mutable access to a state's offset for the fork hot path; the seed
-    // must not be changed through it (the seed index would go stale).
+    // Mutable access to a state's offset, for Tracker::advance on the forked
+    // state; the seed must not be changed through it (the seed index would
+    // go stale).
     uint64_t &offset_at(size_t index) { return entries_[index].state.offset; }
 
     void swap(StateTable &other) noexcept;
