@@ -7,10 +7,21 @@ TEST_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -DRNGTRK_VECTORS_DIR=\"$(CURDIR
 API_TEST_SOURCES  := $(wildcard tests/api/*.cpp)
 CORE_TEST_SOURCES := $(wildcard tests/core/*.cpp)
 
-# The C API tests see only the public header and link the shared object.
-$(TEST_BUILD)/api_tests: $(API_TEST_SOURCES) tests/api/support.h c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+# Recipe replay (tests/c/checkpoint_recipes.c), in C99, shared by the C API
+# tests and run_recipe, which the binding tests call.
+RECIPES_OBJ := $(TEST_BUILD)/checkpoint_recipes.o
+$(RECIPES_OBJ): tests/c/checkpoint_recipes.c tests/c/checkpoint_recipes.h c_api/rngtrk.h
 	@mkdir -p $(dir $@)
-	$(CXX) $(TEST_CXXFLAGS) -Ic_api -o $@ $(API_TEST_SOURCES) -L$(BUILD) -lrngtrk \
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -c -o $@ $<
+
+$(TEST_BUILD)/run_recipe: tests/c/run_recipe.c $(RECIPES_OBJ) $(SHARED_LIB) $(BUILD)/librngtrk.so
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ $< $(RECIPES_OBJ) -L$(BUILD) -lrngtrk \
+	    -Wl,-rpath,'$$ORIGIN/..'
+
+# The C API tests see only the public header and link the shared object.
+$(TEST_BUILD)/api_tests: $(API_TEST_SOURCES) tests/api/support.h c_api/rngtrk.h $(RECIPES_OBJ) $(SHARED_LIB) $(BUILD)/librngtrk.so
+	@mkdir -p $(dir $@)
+	$(CXX) $(TEST_CXXFLAGS) -Ic_api -o $@ $(API_TEST_SOURCES) $(RECIPES_OBJ) -L$(BUILD) -lrngtrk \
 	    -Wl,-rpath,'$$ORIGIN/..' $(GTEST_LIBS) -ldl
 
 # The core tests reach C++ internals, so they link the static archive.
@@ -24,7 +35,8 @@ $(TEST_BUILD)/dlopen_consumer: tests/c/dlopen_consumer.c c_api/rngtrk.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -Wall -Wextra -Ic_api -o $@ $< -ldl
 
-TEST_PROGRAMS := $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/dlopen_consumer
+TEST_PROGRAMS := $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/dlopen_consumer \
+                 $(TEST_BUILD)/run_recipe
 
 .PHONY: test test-programs
 test-programs: all $(TEST_PROGRAMS) $(DEMO)

@@ -4,13 +4,14 @@
 #include <cstring>
 #include <sstream>
 
+#include "../c/checkpoint_recipes.h"
 #include "support.h"
 
 using namespace rngtrk_test;
 
 namespace {
 
-const char *const kGolden[] = {"empty", "megatron", "edge_names"};
+const char *const kGolden[] = {"empty", "megatron", "edge_names", "resumed_job"};
 
 // A tracker with a few states, its default advanced, and a fork opened and
 // closed, so the bytes are not trivial.
@@ -62,6 +63,25 @@ TEST(Checkpoint, TheSameStatesBuiltThroughTheApiSaveToTheGoldenBytes) {
     ASSERT_OK(rngtrk_tracker_advance(t.get(), 3, nullptr));
     ASSERT_OK(rngtrk_tracker_restore(t.get(), "expert-parallel-rng"));
     EXPECT_EQ(read_file(vector_path("checkpoints/megatron.rtck")), save(t.get()));
+}
+
+TEST(Checkpoint, EveryRecipeSavesToItsGoldenBytes) {
+    // recipes.txt: the calls every language replays; the golden bytes come
+    // from the independent Python model in generate.py.
+    const std::string recipes = read_text(vector_path("checkpoints/recipes.txt"));
+    int checked = 0;
+    std::istringstream lines(recipes);
+    std::string line;
+    while (std::getline(lines, line)) {
+        if (line.rfind("recipe ", 0) != 0) continue;
+        const std::string name = line.substr(7);
+        TrackerPtr t = new_tracker();
+        char err[512] = "";
+        ASSERT_EQ(0, recipe_run(recipes.c_str(), name.c_str(), t.get(), err, sizeof err)) << err;
+        EXPECT_EQ(read_file(vector_path("checkpoints/" + name + ".rtck")), save(t.get())) << name;
+        ++checked;
+    }
+    EXPECT_GE(checked, 2);
 }
 
 TEST(Checkpoint, InvalidFilesFailWithTheirStatusAndChangeNothing) {
