@@ -1,0 +1,125 @@
+"""Exceptions: one class per rngtrk_status code, rooted at RngtrkError.
+
+Each exception carries `.code` (the status value) and `.message` (the
+library's rngtrk_last_error() text, copied at once, or the binding's own
+words when the binding refuses an argument before calling C).  Where a
+built-in class says the same thing, the class also derives from it, so
+`except KeyError` catches an unknown name and `except ValueError` a bad
+argument, as Python users expect.
+"""
+from ._library import ffi, lib
+
+
+class RngtrkError(Exception):
+    """Base class of every error librngtrk reports."""
+
+    code = None  # the rngtrk_status value; set on each subclass
+
+    def __init__(self, message, code=None):
+        if code is not None:
+            self.code = code
+        self.message = message
+        super().__init__(message)
+
+    def __str__(self):
+        # KeyError would otherwise print the repr() of the message.
+        return f"{status_string(self.code)}: {self.message}" if self.code is not None else self.message
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), self.message, self.code))
+
+
+def _rebuild(cls, message, code):
+    return cls(message, code)
+
+
+class InvalidArgumentError(RngtrkError, ValueError):
+    """RNGTRK_E_INVALID_ARGUMENT: a bad name, an offset that is not a
+    multiple of 4, a value out of range, a closed tracker, ..."""
+    code = lib.RNGTRK_E_INVALID_ARGUMENT
+
+
+class DuplicateNameError(RngtrkError, ValueError):
+    """RNGTRK_E_DUPLICATE_NAME: a named state with that name exists."""
+    code = lib.RNGTRK_E_DUPLICATE_NAME
+
+
+class DuplicateSeedError(RngtrkError, ValueError):
+    """RNGTRK_E_DUPLICATE_SEED: another named state already uses that seed."""
+    code = lib.RNGTRK_E_DUPLICATE_SEED
+
+
+class UnknownNameError(RngtrkError, KeyError):
+    """RNGTRK_E_UNKNOWN_NAME: no named state has that name."""
+    code = lib.RNGTRK_E_UNKNOWN_NAME
+
+
+class ForkOrderError(RngtrkError, RuntimeError):
+    """RNGTRK_E_FORK_ORDER: restore out of order, a fork of a state that is
+    already forked, or add/reset/set_states/load while a fork is open."""
+    code = lib.RNGTRK_E_FORK_ORDER
+
+
+class BufferTooSmallError(RngtrkError, ValueError):
+    """RNGTRK_E_BUFFER_TOO_SMALL: an output buffer cannot hold the result."""
+    code = lib.RNGTRK_E_BUFFER_TOO_SMALL
+
+
+class CorruptCheckpointError(RngtrkError, ValueError):
+    """RNGTRK_E_CORRUPT: checkpoint bytes are damaged or malformed."""
+    code = lib.RNGTRK_E_CORRUPT
+
+
+class UnsupportedVersionError(RngtrkError, ValueError):
+    """RNGTRK_E_UNSUPPORTED_VERSION: a checkpoint format version this library
+    does not read."""
+    code = lib.RNGTRK_E_UNSUPPORTED_VERSION
+
+
+class RngtrkOverflowError(RngtrkError, OverflowError):
+    """RNGTRK_E_OVERFLOW: an offset, index or size would pass its range."""
+    code = lib.RNGTRK_E_OVERFLOW
+
+
+class RngtrkMemoryError(RngtrkError, MemoryError):
+    """RNGTRK_E_OUT_OF_MEMORY: an allocation failed."""
+    code = lib.RNGTRK_E_OUT_OF_MEMORY
+
+
+class UnavailableError(RngtrkError, RuntimeError):
+    """RNGTRK_E_UNAVAILABLE: the feature is not available here (e.g. no GPU)."""
+    code = lib.RNGTRK_E_UNAVAILABLE
+
+
+class InternalError(RngtrkError, RuntimeError):
+    """RNGTRK_E_INTERNAL: a bug in rngtrk; please report it."""
+    code = lib.RNGTRK_E_INTERNAL
+
+
+ERROR_CLASSES = {cls.code: cls for cls in (
+    InvalidArgumentError, DuplicateNameError, DuplicateSeedError, UnknownNameError, ForkOrderError,
+    BufferTooSmallError, CorruptCheckpointError, UnsupportedVersionError, RngtrkOverflowError,
+    RngtrkMemoryError, UnavailableError, InternalError)}
+
+
+def status_string(code):
+    """The library's fixed description of a status code."""
+    return ffi.string(lib.rngtrk_status_string(code)).decode("utf-8")
+
+
+def error_for(code, message):
+    """The exception for status `code` (RngtrkError itself for a code this
+    binding does not know, which a newer library might return)."""
+    return ERROR_CLASSES.get(code, RngtrkError)(message, code)
+
+
+def check(status):
+    """Raises the exception for a failed call; the message is copied right
+    away, before any other call can replace it."""
+    if status != 0:
+        raise error_for(status, ffi.string(lib.rngtrk_last_error()).decode("utf-8", "replace"))
+
+
+def invalid(message):
+    """An InvalidArgumentError raised by the binding itself."""
+    return InvalidArgumentError(message)

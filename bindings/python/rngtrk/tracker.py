@@ -1,0 +1,279 @@
+"""Tracker: named Philox states with TransformerEngine / Megatron-LM method names.
+
+A thin layer over the C tracker: every rule (distinct seeds, fork order,
+all-or-nothing updates, the checkpoint format) is the library's, so Python,
+C and Rust behave the same.  docs/tracker.md states the rules.
+"""
+import threading
+
+from ._library import ffi, lib
+from .errors import check, invalid
+from .state import PhiloxState, _u64, as_state
+
+DEFAULT_FORK_NAME = "model-parallel-rng"  # Megatron-LM's and TransformerEngine's default
+
+
+def encode_name(name):
+    """The NUL-terminated UTF-8 bytes the C layer takes; the library checks
+    length and emptiness itself, the binding what C cannot see."""
+    if not isinstance(name, str):
+        raise TypeError(f"a state name must be a str, not {type(name).__name__}")
+    if "\0" in name:
+        raise invalid(f"state name {name!r} contains a NUL character")
+    try:
+        return name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise invalid(f"state name {name!r} is not valid Unicode (lone surrogate)") from None
+
+
+class _Fork:
+    """The context manager returned by Tracker.fork: forks on entry and
+    restores on exit, also when the body raises."""
+
+    __slots__ = ("_tracker", "_name")
+
+    def __init__(self, tracker, name):
+        self._tracker = tracker
+        self._name = encode_name(name)
+
+    def __enter__(self):
+        tracker = self._tracker
+        with tracker._lock:
+            check(lib.rngtrk_tracker_fork(tracker._live(), self._name))
+        return tracker
+
+    def __exit__(self, exc_type, exc, traceback):
+        tracker = self._tracker
+        with tracker._lock:
+            # If the body raised and restore fails too, the restore error is
+            # raised with the body's exception as its __context__.
+            check(lib.rngtrk_tracker_restore(tracker._live(), self._name))
+        return False
+
+
+class Tracker:
+    """Named Philox states: a default state plus named ones, forks, checkpoints.
+
+    Use `with Tracker() as t:` or call close(); the handle is also freed when
+    the object is garbage collected.  Calls on one tracker from several
+    threads are serialised by a lock."""
+
+    def __init__(self):
+        out = ffi.new("rngtrk_tracker **")
+        check(lib.rngtrk_tracker_new(out))
+        self._handle = ffi.gc(out[0], lib.rngtrk_tracker_free)
+        self._lock = threading.Lock()
+        self._scratch = ffi.new("rngtrk_philox_state *")  # an out-parameter, used under the lock
+
+    # -- lifetime ---------------------------------------------------------
+    def close(self):
+        """Frees the C tracker now.  Later calls raise InvalidArgumentError;
+        closing twice is allowed."""
+        with self._lock:
+            if self._handle is not None:
+                ffi.release(self._handle)
+                self._handle = None
+
+    @property
+    def closed(self):
+        return self._handle is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, traceback):
+        self.close()
+        return False
+
+    def _live(self):
+        handle = self._handle
+        if handle is None:
+            raise invalid("the tracker is closed")
+        return handle
+
+    def _read_state(self, call, *args):
+        with self._lock:
+            check(call(self._live(), *args, self._scratch))
+            return PhiloxState._from_c(self._scratch)
+
+    # -- TransformerEngine / Megatron-LM interface ------------------------
+    def add(self, name, seed):
+        """Registers the named state (seed, 0).  Raises DuplicateNameError,
+        DuplicateSeedError (another named state uses `seed`), ForkOrderError
+        (a fork is open) or InvalidArgumentError; a failed add changes nothing."""
+        encoded, seed = encode_name(name), _u64(seed, "seed")
+        with self._lock:
+            check(lib.rngtrk_tracker_add(self._live(), encoded, seed))
+
+    def fork(self, name=DEFAULT_FORK_NAME):
+        """A context manager: makes the named state active inside the `with`
+        block and restores on exit, even when the block raises.  Forks nest.
+        Raises UnknownNameError, or ForkOrderError if `name` is already forked."""
+        return _Fork(self, name)
+
+    def get_states(self):
+        """A new dict {name: 16 bytes} of every named state, in insertion
+        order: a snapshot that later forks and draws do not change."""
+        with self._lock:
+            handle = self._live()
+            states = {}
+            name_out = ffi.new("const char **")
+            raw = ffi.new("uint8_t[16]")
+            for index in range(self._count(handle)):
+                check(lib.rngtrk_tracker_name_at(handle, index, name_out))
+                check(lib.rngtrk_tracker_get_state(handle, name_out[0], self._scratch))
+                check(lib.rngtrk_state_to_bytes(self._scratch, raw))
+                states[ffi.string(name_out[0]).decode("utf-8")] = bytes(ffi.buffer(raw))
+            return states
+
+    def set_states(self, states):
+        """Replaces every named state by those of the mapping {name: state}
+        (states as 16 bytes or PhiloxState), in its order; the default state
+        is kept.  All or nothing: on any error nothing changes."""
+        if not hasattr(states, "items"):
+            raise TypeError(f"set_states takes a mapping of name to state, not {type(states).__name__}")
+        pairs = [(encode_name(name), as_state(state)) for name, state in states.items()]
+        names = [ffi.new("char[]", encoded) for encoded, _ in pairs]
+        c_names = ffi.new("const char *[]", names) if pairs else ffi.NULL
+        c_states = (ffi.new("rngtrk_philox_state[]", [(s.seed, s.offset) for _, s in pairs])
+                    if pairs else ffi.NULL)
+        with self._lock:
+            check(lib.rngtrk_tracker_set_states(self._live(), c_names, c_states, len(pairs)))
+
+    def reset(self):
+        """Drops every named state and seed; the default state becomes (0, 0).
+        Raises ForkOrderError while a fork is open."""
+        with self._lock:
+            check(lib.rngtrk_tracker_reset(self._live()))
+
+    def is_initialized(self):
+        """Whether any named state exists (Megatron-LM's is_initialized)."""
+        return len(self) > 0
+
+    # -- more state access ------------------------------------------------
+    def manual_seed(self, seed):
+        """Sets the default state to (seed, 0), like torch.manual_seed."""
+        seed = _u64(seed, "seed")
+        with self._lock:
+            check(lib.rngtrk_tracker_manual_seed(self._live(), seed))
+
+    def active_state(self):
+        """The innermost forked state, or the default state outside any fork."""
+        return self._read_state(lib.rngtrk_tracker_active_state)
+
+    def advance(self, increment):
+        """Reserves `increment` outputs of the active state and returns the
+        state to draw them from (the state before the advance).  The offset
+        moves by `increment` rounded up to a multiple of 4.  Raises
+        RngtrkOverflowError past 2**64 - 1 (nothing changes)."""
+        return self._read_state(lib.rngtrk_tracker_advance, _u64(increment, "increment"))
+
+    def get_state(self, name):
+        """The named state as a PhiloxState (UnknownNameError if absent)."""
+        return self._read_state(lib.rngtrk_tracker_get_state, encode_name(name))
+
+    def set_state(self, name, state):
+        """Replaces the named state (allowed while it is forked); `state` is a
+        PhiloxState or its 16 bytes."""
+        encoded, state = encode_name(name), as_state(state)
+        with self._lock:
+            check(lib.rngtrk_tracker_set_state(self._live(), encoded, state._as_c()))
+
+    def get_default(self):
+        """The default state (active outside any fork)."""
+        return self._read_state(lib.rngtrk_tracker_get_default)
+
+    def set_default(self, state):
+        """Replaces the default state, e.g. by torch.cuda.get_rng_state()."""
+        state = as_state(state)
+        with self._lock:
+            check(lib.rngtrk_tracker_set_default(self._live(), state._as_c()))
+
+    @property
+    def fork_depth(self):
+        """The number of open forks (0 outside any fork)."""
+        out = ffi.new("size_t *")
+        with self._lock:
+            check(lib.rngtrk_tracker_fork_depth(self._live(), out))
+        return out[0]
+
+    def names(self):
+        """The names of the named states, in insertion order."""
+        with self._lock:
+            handle = self._live()
+            name_out = ffi.new("const char **")
+            names = []
+            for index in range(self._count(handle)):
+                check(lib.rngtrk_tracker_name_at(handle, index, name_out))
+                names.append(ffi.string(name_out[0]).decode("utf-8"))
+            return names
+
+    def _count(self, handle):
+        out = ffi.new("size_t *")
+        check(lib.rngtrk_tracker_count(handle, out))
+        return out[0]
+
+    def __len__(self):
+        with self._lock:
+            return self._count(self._live())
+
+    def __contains__(self, name):
+        if not isinstance(name, str) or "\0" in name:
+            return False
+        try:
+            encoded = name.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        with self._lock:
+            return lib.rngtrk_tracker_get_state(self._live(), encoded, self._scratch) == lib.RNGTRK_OK
+
+    def __iter__(self):
+        return iter(self.names())
+
+    def __repr__(self):
+        if self._handle is None:
+            return "<rngtrk.Tracker closed>"
+        return f"<rngtrk.Tracker default={self.get_default()!r} names={self.names()!r}>"
+
+    # -- checkpoints ------------------------------------------------------
+    def save(self):
+        """The checkpoint bytes (docs/checkpoint-format.md).  Open forks are
+        not recorded; named states are recorded with their live values."""
+        length = ffi.new("size_t *")
+        with self._lock:
+            handle = self._live()
+            check(lib.rngtrk_tracker_save(handle, ffi.NULL, 0, length))
+            buffer = ffi.new("uint8_t[]", length[0])
+            check(lib.rngtrk_tracker_save(handle, buffer, length[0], length))
+        return bytes(ffi.buffer(buffer, length[0]))
+
+    def load(self, data):
+        """Replaces the default and named states by those of checkpoint bytes
+        (bytes, bytearray, memoryview, numpy uint8 array).  Everything is
+        validated first: on CorruptCheckpointError, UnsupportedVersionError or
+        ForkOrderError the tracker is exactly as before."""
+        try:
+            view = memoryview(data)
+        except TypeError:
+            raise TypeError(f"load takes checkpoint bytes, not {type(data).__name__}") from None
+        if not view.c_contiguous:
+            raise invalid("checkpoint bytes must be C-contiguous")
+        source = ffi.from_buffer("uint8_t[]", view) if view.nbytes else ffi.NULL
+        with self._lock:
+            check(lib.rngtrk_tracker_load(self._live(), source, view.nbytes))
+
+    # -- drawing from the active state ------------------------------------
+    def random_u32(self, count, out=None):
+        """Reserves `count` outputs of the active state (advance) and returns
+        them as uint32: written into `out` if given (a C-contiguous, writable
+        uint32 numpy array of `count` elements), else into a new array.  `out`
+        is checked before the state moves."""
+        from .generation import output_array, fill
+        array = output_array(count, out, "uint32")
+        return fill(lib.rngtrk_random_u32, self.advance(count), 0, array)
+
+    def uniform_f32(self, count, out=None):
+        """Like random_u32, as float32 uniforms in [0, 1)."""
+        from .generation import output_array, fill
+        array = output_array(count, out, "float32")
+        return fill(lib.rngtrk_uniform_f32, self.advance(count), 0, array)

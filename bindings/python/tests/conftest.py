@@ -1,0 +1,57 @@
+"""Shared fixtures.  The tests import the package from this checkout
+(bindings/python) and open the library from the repository's build/ folder,
+as `make test` leaves it."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+BINDING_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.normpath(os.path.join(BINDING_DIR, "..", ".."))
+VECTORS = os.path.join(REPO, "tests", "vectors")
+BUILD = os.path.join(REPO, "build")
+sys.path.insert(0, BINDING_DIR)
+
+import rngtrk  # noqa: E402  (after the path is set)
+
+
+@pytest.fixture
+def tracker():
+    with rngtrk.Tracker() as t:
+        yield t
+
+
+def vector_path(*parts):
+    return os.path.join(VECTORS, *parts)
+
+
+def read_bytes(*parts):
+    with open(vector_path(*parts), "rb") as f:
+        return f.read()
+
+
+def build_program(name):
+    """A program `make test-programs` builds under build/tests; its absence
+    is a failure, not a skip (make test builds it first)."""
+    path = os.path.join(BUILD, "tests", name)
+    assert os.path.exists(path), f"{path} is missing: run `make test-programs` first"
+    return path
+
+
+def run_python(code, env=None, cwd=None):
+    """Runs `code` in a fresh /usr/bin/python3-compatible interpreter (the one
+    running the tests) with the given environment changes."""
+    full_env = dict(os.environ)
+    for key, value in (env or {}).items():
+        if value is None:
+            full_env.pop(key, None)
+        else:
+            full_env[key] = value
+    return subprocess.run([sys.executable, "-c", code], env=full_env, cwd=cwd,
+                          capture_output=True, text=True)
+
+
+def snapshot(t):
+    """Everything observable about a tracker, to prove a failed call changed nothing."""
+    return (t.save(), t.active_state(), t.fork_depth, t.names(), t.get_default())

@@ -1,0 +1,61 @@
+"""One exception class per status code, carrying .code and the library's message."""
+import pickle
+
+import pytest
+
+import rngtrk
+from rngtrk import errors
+
+EXPECTED = {
+    -1: (rngtrk.InvalidArgumentError, ValueError),
+    -2: (rngtrk.DuplicateNameError, ValueError),
+    -3: (rngtrk.DuplicateSeedError, ValueError),
+    -4: (rngtrk.UnknownNameError, KeyError),
+    -5: (rngtrk.ForkOrderError, RuntimeError),
+    -6: (rngtrk.BufferTooSmallError, ValueError),
+    -7: (rngtrk.CorruptCheckpointError, ValueError),
+    -8: (rngtrk.UnsupportedVersionError, ValueError),
+    -9: (rngtrk.RngtrkOverflowError, OverflowError),
+    -10: (rngtrk.RngtrkMemoryError, MemoryError),
+    -11: (rngtrk.UnavailableError, RuntimeError),
+    -12: (rngtrk.InternalError, RuntimeError),
+}
+
+
+@pytest.mark.parametrize("code", sorted(EXPECTED))
+def test_each_status_code_has_its_class_and_builtin_base(code):
+    cls, builtin = EXPECTED[code]
+    error = errors.error_for(code, "detail")
+    assert type(error) is cls
+    assert isinstance(error, rngtrk.RngtrkError) and isinstance(error, builtin)
+    assert error.code == code == cls.code
+    assert error.message == "detail"
+    assert str(error) == f"{rngtrk.status_string(code)}: detail"
+
+
+def test_an_unknown_code_from_a_newer_library_is_a_plain_rngtrk_error():
+    error = errors.error_for(-99, "future")
+    assert type(error) is rngtrk.RngtrkError and error.code == -99
+    assert rngtrk.status_string(-99) == "unknown status code"
+
+
+def test_status_strings_come_from_the_library():
+    assert rngtrk.status_string(0) == "success"
+    assert rngtrk.status_string(-4) == "unknown state name"
+
+
+def test_raised_errors_carry_the_librarys_message(tracker):
+    tracker.add("a", 1)
+    with pytest.raises(rngtrk.DuplicateSeedError) as raised:
+        tracker.add("b", 1)
+    assert raised.value.code == -3
+    assert "seed 1" in raised.value.message and '"a"' in raised.value.message
+    with pytest.raises(KeyError) as raised:
+        tracker.get_state("missing")
+    assert str(raised.value) == 'unknown state name: no state named "missing"'
+
+
+def test_errors_pickle_with_their_code_and_message():
+    error = pickle.loads(pickle.dumps(errors.error_for(-7, "bad checksum")))
+    assert type(error) is rngtrk.CorruptCheckpointError
+    assert (error.code, error.message) == (-7, "bad checksum")
