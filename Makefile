@@ -3,6 +3,8 @@
 #   make test          every test (see tests/run_all.sh); prints "N passed, N failed, N skipped"
 #   make demo          a simulated training loop: checkpoint, resume, identical draws
 #   make bench         Google Benchmark figures (ratios against a reference in the same run)
+#   make bench-python  the Python binding's per-call costs, next to a pure-Python tracker
+#   make python-cdef   regenerate bindings/python/rngtrk/_cdef.py from c_api/rngtrk.h
 #   make install       PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= PKGCONFIGDIR= BINDIR=
 #   make uninstall     the same variables
 # Built for baseline x86-64: no -march=native (users' CPUs differ).
@@ -40,7 +42,7 @@ STATIC_LIB := $(BUILD)/librngtrk.a
 PC_FILE    := $(BUILD)/rngtrk.pc
 CLI        := $(BUILD)/rngtrk
 
-.PHONY: all lib test demo bench install uninstall clean
+.PHONY: all lib test demo bench install uninstall clean python-cdef
 all: lib $(CLI)
 lib: $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME) $(STATIC_LIB) $(PC_FILE)
 
@@ -90,6 +92,12 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/rngtrk.h $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc \
 	      $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/librngtrk.so $(DESTDIR)$(LIBDIR)/librngtrk.a $(DESTDIR)$(BINDIR)/rngtrk
+
+# The Python binding's cffi declarations come from the header (checked in, so
+# importing needs no compiler; `make test` fails when they are stale).
+PYTHON ?= /usr/bin/python3
+python-cdef:
+	$(PYTHON) bindings/python/generate_cdef.py
 
 include tools/demo.mk
 include tests/tests.mk

@@ -25,6 +25,24 @@ gtest() {
     fi
 }
 
+# The Python binding's pytest suite: add its own counts.
+pytest_suite() {
+    name=$1; shift
+    echo "== $name"
+    "$python" -m pytest -p no:cacheprovider -q -rs "$@" >"$log" 2>&1
+    code=$?
+    grep -E '^(FAILED|ERROR|SKIPPED)' "$log" | head -40
+    summary=" $(tail -1 "$log")"
+    p=$(printf '%s' "$summary" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) passed.*/\1/p')
+    f=$(printf '%s' "$summary" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) failed.*/\1/p')
+    e=$(printf '%s' "$summary" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) errors\{0,1\}.*/\1/p')
+    s=$(printf '%s' "$summary" | sed -n 's/.*[^0-9]\([0-9][0-9]*\) skipped.*/\1/p')
+    passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0} + ${e:-0})); skipped=$((skipped + ${s:-0}))
+    if [ $code -ne 0 ] && [ $((${f:-0} + ${e:-0})) -eq 0 ]; then
+        echo "FAIL: $name exited $code"; tail -30 "$log"; failed=$((failed + 1))
+    fi
+}
+
 # A command that is one test.
 check() {
     name=$1; shift
@@ -33,8 +51,11 @@ check() {
 }
 
 cc=${CC:-cc}
+# The Python tests run on the system interpreter, whose packages come from
+# Debian (python3-cffi, python3-pytest, python3-numpy, python3-hypothesis).
+python=${PYTHON:-/usr/bin/python3}
 cxx=${CXX:-c++}
-check "shared vectors are up to date" "${PYTHON:-python3}" "$top/tests/vectors/generate.py" --check
+check "shared vectors are up to date" "$python" "$top/tests/vectors/generate.py" --check
 check "header alone, C99 -pedantic -Werror" $cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only \
     -I"$top/c_api" "$top/tests/c/header_alone.c"
 check "header alone, C++11 -pedantic -Werror" $cxx -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only \
@@ -48,7 +69,12 @@ check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^
 check "install + pkg-config consumer" "$top/tests/install_test.sh"
 check "rngtrk command" "$top/tests/cli_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "README example" "$top/tests/readme_example_test.sh"
-check "demo: resumed run draws identical numbers" "$build/demo_training_loop"
+demo_dir=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$demo_dir"' EXIT
+check "demo: resumed run draws identical numbers" "$build/demo_training_loop" "$demo_dir"
+check "demo: Python resumes C's checkpoint and draws the same numbers" \
+    env PYTHONPATH="$top/bindings/python" "$python" "$top/tools/demo_resume.py" "$demo_dir"
+pytest_suite "Python binding (cffi): bindings/python/tests" "$top/bindings/python/tests"
 
 echo "rngtrk: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

@@ -1,9 +1,13 @@
-# `make demo`: build and run the simulated training loop (tools/demo_training_loop.c).
+# `make demo`: the simulated training loop in C (tools/demo_training_loop.c),
+# then its Python part (tools/demo_resume.py) resumes C's checkpoint.
 DEMO := $(BUILD)/demo_training_loop
+DEMO_DIR := $(BUILD)/demo
 
 $(DEMO): tools/demo_training_loop.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
 	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
 
 .PHONY: demo
 demo: $(DEMO)
-	$(DEMO)
+	@mkdir -p $(DEMO_DIR)
+	$(DEMO) $(DEMO_DIR)
+	PYTHONPATH=bindings/python $(PYTHON) tools/demo_resume.py $(DEMO_DIR)

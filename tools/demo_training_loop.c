@@ -8,6 +8,11 @@
  * every tensor-parallel rank), and from the default state.  At step K the
  * tracker is saved; the run continues to step N.  Then a fresh tracker loads
  * the checkpoint and replays steps K..N: every number must be identical.
+ *
+ * With a folder argument it also leaves there, for the Python part of
+ * `make demo` (tools/demo_resume.py): checkpoint.rtck, the first run's
+ * numbers of steps K..N-1 as raw float32 (draws.f32), and run.txt, the
+ * layout of a step.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -72,7 +77,33 @@ static void print_states(const rngtrk_tracker *t) {
     }
 }
 
-int main(void) {
+/* Writes `len` bytes to dir/name; returns 0 on success. */
+static int write_file(const char *dir, const char *name, const void *data, size_t len) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL) {
+        perror(path);
+        return 1;
+    }
+    const int bad = fwrite(data, 1, len, f) != len;
+    return fclose(f) != 0 || bad;
+}
+
+static int leave_for_python(const char *dir, const uint8_t *checkpoint, size_t checkpoint_len,
+                            float first_run[][DRAWS_PER_STEP]) {
+    char layout[256];
+    const int n = snprintf(layout, sizeof layout,
+                           "steps %d\nresume_at %d\nmodel_parallel_draws %d\n"
+                           "data_parallel_draws %d\ndefault_draws %d\n",
+                           STEPS, RESUME_AT, MP_DRAWS, DP_DRAWS, DEFAULT_DRAWS);
+    return write_file(dir, "checkpoint.rtck", checkpoint, checkpoint_len) ||
+           write_file(dir, "draws.f32", first_run[RESUME_AT],
+                      sizeof(float) * DRAWS_PER_STEP * (STEPS - RESUME_AT)) ||
+           write_file(dir, "run.txt", layout, (size_t)n);
+}
+
+int main(int argc, char **argv) {
     const uint64_t seed = 1234, tp_rank = 3;
     static float first_run[STEPS][DRAWS_PER_STEP], resumed[STEPS][DRAWS_PER_STEP];
     printf("rngtrk %s demo: %d training steps, checkpoint before step %d, resume and replay\n",
@@ -118,6 +149,7 @@ int main(void) {
     printf("%s: resumed run drew %s numbers for steps %d..%d (%d floats each)\n",
            identical && distinct ? "OK" : "FAILED", identical ? "identical" : "different", RESUME_AT,
            STEPS - 1, DRAWS_PER_STEP);
+    if (argc > 1 && leave_for_python(argv[1], checkpoint, checkpoint_len, first_run) != 0) return 1;
     free(checkpoint);
     rngtrk_tracker_free(u);
     rngtrk_tracker_free(t);

@@ -40,9 +40,14 @@ def build_program(name):
 
 
 def run_python(code, env=None, cwd=None):
-    """Runs `code` in a fresh /usr/bin/python3-compatible interpreter (the one
-    running the tests) with the given environment changes."""
+    """Runs `code` in a fresh interpreter (the one running the tests) with the
+    given environment changes.  Without `cwd` it imports this checkout's
+    package; with one, whatever `rngtrk` that folder holds."""
     full_env = dict(os.environ)
+    if cwd is None:
+        full_env["PYTHONPATH"] = BINDING_DIR
+    else:
+        full_env.pop("PYTHONPATH", None)
     for key, value in (env or {}).items():
         if value is None:
             full_env.pop(key, None)

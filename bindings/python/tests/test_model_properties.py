@@ -136,6 +136,6 @@ class TrackerMatchesModel(RuleBasedStateMachine):
 
 
 TrackerMatchesModel.TestCase.settings = settings(
-    max_examples=150, stateful_step_count=40, deadline=None, derandomize=True,
+    max_examples=150, stateful_step_count=40, deadline=None, derandomize=True, database=None,
     suppress_health_check=[HealthCheck.too_slow])
 test_tracker_matches_the_reference_model = TrackerMatchesModel.TestCase

@@ -1,0 +1,143 @@
+"""A PEP 517 build backend for the rngtrk Python package, with no dependency.
+
+pip cannot reach PyPI on every machine rngtrk is built on, so the usual
+backends (setuptools, flit, hatchling) cannot be assumed.  A pure-Python
+wheel is a zip file with a .dist-info folder; this module writes one.
+
+Metadata comes from pyproject.toml's [project] table (read with a small
+parser for the forms used there, so Python < 3.11 needs no tomli) and the
+version from rngtrk/_cdef.py, i.e. from c_api/rngtrk.h.
+"""
+import base64
+import hashlib
+import io
+import os
+import re
+import sysconfig
+import tarfile
+import zipfile
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = "rngtrk"
+
+
+def _project_table():
+    """{key: str or list} of the [project] lines `key = "v"`, `key = ["a", ...]`
+    and `key = { extra = ["a", ...] }`."""
+    with open(os.path.join(HERE, "pyproject.toml"), encoding="utf-8") as f:
+        text = f.read()
+    section = re.search(r"^\[project\]\n(.*?)(?=^\[|\Z)", text, re.MULTILINE | re.DOTALL).group(1)
+    table = {}
+    for key, value in re.findall(r"^([\w-]+) = (.+?)\s*(?:#.*)?$", section, re.MULTILINE):
+        if value.startswith("{"):
+            table[key] = {k: re.findall(r'"([^"]*)"', v)
+                          for k, v in re.findall(r"([\w-]+) = (\[[^\]]*\])", value)}
+        elif value.startswith("["):
+            table[key] = re.findall(r'"([^"]*)"', value)
+        else:
+            table[key] = value.strip('"')
+    return table
+
+
+def _version():
+    with open(os.path.join(HERE, PACKAGE, "_cdef.py"), encoding="utf-8") as f:
+        text = f.read()
+    parts = [re.search(rf"^#define RNGTRK_VERSION_{p} ([0-9]+)$", text, re.MULTILINE).group(1)
+             for p in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(parts)
+
+
+def _metadata():
+    project = _project_table()
+    lines = ["Metadata-Version: 2.1", f"Name: {project['name']}", f"Version: {_version()}",
+             f"Summary: {project['description']}", f"Requires-Python: {project['requires-python']}"]
+    lines += [f"Requires-Dist: {d}" for d in project.get("dependencies", [])]
+    for extra, requirements in project.get("optional-dependencies", {}).items():
+        lines.append(f"Provides-Extra: {extra}")
+        lines += [f'Requires-Dist: {r}; extra == "{extra}"' for r in requirements]
+    return "\n".join(lines) + "\n"
+
+
+def _package_files():
+    """(path inside the archive, bytes) of the package's sources."""
+    files = []
+    for name in sorted(os.listdir(os.path.join(HERE, PACKAGE))):
+        if name.endswith(".py"):
+            with open(os.path.join(HERE, PACKAGE, name), "rb") as f:
+                files.append((f"{PACKAGE}/{name}", f.read()))
+    return files
+
+
+def _bundled_library():
+    path = os.environ.get("RNGTRK_BUNDLE_LIBRARY")
+    if not path:
+        return None
+    major = _version().split(".")[0]
+    with open(path, "rb") as f:
+        return (f"{PACKAGE}/librngtrk.so.{major}", f.read())
+
+
+def _record_line(path, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{path},sha256={digest},{len(data)}"
+
+
+def _write_wheel(directory, files, tag, purelib):
+    dist_info = f"{PACKAGE}-{_version()}.dist-info"
+    wheel_text = (f"Wheel-Version: 1.0\nGenerator: rngtrk_build\nRoot-Is-Purelib: {str(purelib).lower()}\n"
+                  f"Tag: {tag}\n")
+    files = files + [(f"{dist_info}/METADATA", _metadata().encode()),
+                     (f"{dist_info}/WHEEL", wheel_text.encode())]
+    record = "\n".join(_record_line(p, d) for p, d in files) + f"\n{dist_info}/RECORD,,\n"
+    files.append((f"{dist_info}/RECORD", record.encode()))
+    filename = f"{PACKAGE}-{_version()}-{tag}.whl"
+    with zipfile.ZipFile(os.path.join(directory, filename), "w", zipfile.ZIP_DEFLATED) as wheel:
+        for path, data in files:
+            info = zipfile.ZipInfo(path, date_time=(2020, 1, 1, 0, 0, 0))
+            info.external_attr = (0o755 if path.endswith(".so." + _version().split(".")[0]) else 0o644) << 16
+            wheel.writestr(info, data, zipfile.ZIP_DEFLATED)
+    return filename
+
+
+# -- PEP 517 hooks -----------------------------------------------------------
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def get_requires_for_build_sdist(config_settings=None):
+    return []
+
+
+def get_requires_for_build_editable(config_settings=None):
+    return []
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    files = _package_files()
+    library = _bundled_library()
+    if library is None:
+        return _write_wheel(wheel_directory, files, "py3-none-any", purelib=True)
+    platform = re.sub(r"[-.]", "_", sysconfig.get_platform())
+    return _write_wheel(wheel_directory, files + [library], f"py3-none-{platform}", purelib=False)
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    """PEP 660: a wheel whose .pth file puts this folder on sys.path."""
+    return _write_wheel(wheel_directory, [(f"_{PACKAGE}_editable.pth", (HERE + "\n").encode())],
+                        "py3-none-any", purelib=True)
+
+
+def build_sdist(sdist_directory, config_settings=None):
+    base = f"{PACKAGE}-{_version()}"
+    members = [("pyproject.toml", None), ("build_backend/rngtrk_build.py", None)]
+    members += [(path, None) for path, _ in _package_files()]
+    filename = f"{base}.tar.gz"
+    with tarfile.open(os.path.join(sdist_directory, filename), "w:gz", format=tarfile.PAX_FORMAT) as sdist:
+        for path, _ in members:
+            sdist.add(os.path.join(HERE, path), arcname=f"{base}/{path}")
+        info = tarfile.TarInfo(f"{base}/PKG-INFO")
+        data = _metadata().encode()
+        info.size = len(data)
+        sdist.addfile(info, io.BytesIO(data))
+    return filename

@@ -1,0 +1,88 @@
+"""`pip install bindings/python` works offline (in-tree build backend, no
+build requirement to fetch), and the installed package finds the library."""
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from conftest import BINDING_DIR, BUILD, REPO
+
+LIBRARY = os.path.join(BUILD, "librngtrk.so.0")
+CHECK = ("import rngtrk, sys; t = rngtrk.Tracker(); t.add('a', 1); "
+         "print(rngtrk.__file__); print(rngtrk.library_path); print(rngtrk.version_string())")
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    """A virtual environment that sees the system's cffi and numpy."""
+    where = tmp_path_factory.mktemp("venv")
+    result = subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(where)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, "python3 -m venv failed (Debian: apt-get install python3-venv):\n" + \
+        result.stderr
+    return where
+
+
+def pip_install(venv, *extra, env=None):
+    full_env = dict(os.environ, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1", **(env or {}))
+    full_env.pop("PYTHONPATH", None)
+    pip = [str(venv / "bin" / "python"), "-m", "pip"]
+    subprocess.run(pip + ["uninstall", "-y", "rngtrk"], capture_output=True, env=full_env)
+    # Dependencies are resolved for real: cffi comes from the system (Debian).
+    return subprocess.run(pip + ["install", "--no-index", *extra, BINDING_DIR],
+                          capture_output=True, text=True, env=full_env)
+
+
+def run_in(venv, cwd, env):
+    full_env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RNGTRK_LIBRARY")}
+    full_env.update(env)
+    return subprocess.run([str(venv / "bin" / "python"), "-c", CHECK], capture_output=True, text=True,
+                          cwd=cwd, env=full_env)
+
+
+def test_pip_installs_offline_and_the_package_uses_rngtrk_library(venv, tmp_path):
+    result = pip_install(venv)
+    assert result.returncode == 0, result.stdout + result.stderr
+    run = run_in(venv, str(tmp_path), {"RNGTRK_LIBRARY": LIBRARY})
+    assert run.returncode == 0, run.stderr
+    module, library, version = run.stdout.split("\n")[:3]
+    assert module.startswith(str(venv)) and library == LIBRARY and version == "0.1.0"
+
+
+def test_a_wheel_can_carry_the_library_in_the_package_folder(venv, tmp_path):
+    result = pip_install(venv, env={"RNGTRK_BUNDLE_LIBRARY": LIBRARY})
+    assert result.returncode == 0, result.stdout + result.stderr
+    run = run_in(venv, str(tmp_path), {})
+    assert run.returncode == 0, run.stderr
+    module, library = run.stdout.split("\n")[:2]
+    assert library == os.path.join(os.path.dirname(module), "librngtrk.so.0")
+
+
+def test_the_wheel_records_every_file_with_its_hash(tmp_path):
+    sys.path.insert(0, os.path.join(BINDING_DIR, "build_backend"))
+    try:
+        import rngtrk_build
+    finally:
+        sys.path.pop(0)
+    wheel = zipfile.ZipFile(tmp_path / rngtrk_build.build_wheel(str(tmp_path)))
+    record = wheel.read("rngtrk-0.1.0.dist-info/RECORD").decode().splitlines()
+    names = set(wheel.namelist())
+    assert {line.split(",")[0] for line in record} == names
+    for line in record:
+        path, digest, size = line.split(",")
+        if digest:
+            assert int(size) == len(wheel.read(path))
+    assert "rngtrk/_cdef.py" in names and not any(n.endswith(".so.0") for n in names)
+    metadata = wheel.read("rngtrk-0.1.0.dist-info/METADATA").decode()
+    assert "Requires-Dist: cffi>=1.12" in metadata
+
+
+def test_the_package_version_is_the_headers():
+    with open(os.path.join(REPO, "c_api", "rngtrk.h")) as f:
+        header = f.read()
+    import rngtrk
+    parts = [line.split()[2] for line in header.splitlines()
+             if line.startswith("#define RNGTRK_VERSION_") and line.split()[1][-5:] in ("MAJOR", "MINOR", "PATCH")]
+    assert rngtrk.__version__ == ".".join(parts)
