@@ -11,3 +11,9 @@ bench: $(BENCH)
 	$(BENCH) --benchmark_out=$(BUILD)/bench/results.json --benchmark_out_format=json \
 	    --benchmark_min_time=0.5 $(BENCH_ARGS)
 	python3 bench/ratios.py $(BUILD)/bench/results.json
+
+# `make bench-python`: the Python binding's per-call costs next to a
+# pure-Python tracker and numpy's Philox, measured in the same run.
+.PHONY: bench-python
+bench-python: lib
+	$(PYTHON) bench/bench_python.py

@@ -11,37 +11,52 @@ from ._library import ffi, lib
 from .errors import check, invalid
 from .state import _u64, as_state
 
-_C_TYPES = {"uint32": "uint32_t[]", "float32": "float[]"}
+# Output kinds: numpy dtype name -> (the dtype, once numpy is imported; the
+# cffi array type).  numpy is imported on first use, so `import rngtrk`
+# works without it.
+_KINDS = {"uint32": [None, "uint32_t[]"], "float32": [None, "float[]"]}
 
 
-def output_array(count, out, dtype_name):
-    """`out` checked (numpy array of native `dtype_name`, C-contiguous,
-    writable, `count` elements), or a new array of `count` elements."""
-    import numpy
+def _dtype(kind):
+    entry = _KINDS[kind]
+    if entry[0] is None:
+        import numpy
+        entry[0] = numpy.dtype(kind)
+    return entry[0]
 
+
+def output_array(count, out, kind):
+    """`out` checked (numpy array of native `kind`, C-contiguous, writable,
+    `count` elements), or a new 1-d array of `count` elements."""
     count = _u64(count, "count")
-    dtype = numpy.dtype(dtype_name)
+    dtype = _dtype(kind)
     if out is None:
+        import numpy
         return numpy.empty(count, dtype=dtype)
+    import numpy  # already imported by _dtype: a dictionary lookup
     if not isinstance(out, numpy.ndarray):
-        raise TypeError(f"out must be a numpy.ndarray of {dtype_name}, not {type(out).__name__}")
+        raise TypeError(f"out must be a numpy.ndarray of {kind}, not {type(out).__name__}")
     if out.dtype != dtype:
-        raise TypeError(f"out must have dtype {dtype_name} (native byte order), not {out.dtype}")
-    if not out.flags.c_contiguous:
+        raise TypeError(f"out must have dtype {kind} (native byte order), not {out.dtype}")
+    flags = out.flags
+    if not flags.c_contiguous:
         raise invalid("out must be C-contiguous (use numpy.ascontiguousarray or a fresh array)")
-    if not out.flags.writeable:
+    if not flags.writeable:
         raise invalid("out is read-only")
     if out.size != count:
         raise invalid(f"out has {out.size} elements but count is {count}")
     return out
 
 
-def fill(c_function, state, first, array):
-    """Runs a stream function of the library into `array`; returns `array`."""
-    state = as_state(state)
-    buffer = ffi.from_buffer(_C_TYPES[array.dtype.name], array, require_writable=True) \
-        if array.size else ffi.NULL
-    check(c_function(state._as_c(), first, array.size, buffer))
+def fill(c_function, kind, state, first, array):
+    """Runs a stream function of the library into `array` (checked by
+    output_array); returns `array`.  No copy: the library writes into the
+    array's own memory."""
+    size = array.size
+    buffer = ffi.from_buffer(_KINDS[kind][1], array, require_writable=True) if size else ffi.NULL
+    status = c_function(ffi.new("rngtrk_philox_state *", as_state(state)), first, size, buffer)
+    if status:
+        check(status)
     return array
 
 
@@ -53,14 +68,14 @@ def random_u32(state, count, first=0, out=None):
     a multiple of 4, bad `out`), TypeError (wrong dtype) or RngtrkOverflowError
     (first + count > 2**64)."""
     first = _u64(first, "first")
-    return fill(lib.rngtrk_random_u32, state, first, output_array(count, out, "uint32"))
+    return fill(lib.rngtrk_random_u32, "uint32", state, first, output_array(count, out, "uint32"))
 
 
 def uniform_f32(state, count, first=0, out=None):
     """Like random_u32, as float32: (w & 0xFFFFFF) * 2**-24 for each stream
     word w, in [0, 1) and exact on every platform."""
     first = _u64(first, "first")
-    return fill(lib.rngtrk_uniform_f32, state, first, output_array(count, out, "float32"))
+    return fill(lib.rngtrk_uniform_f32, "float32", state, first, output_array(count, out, "float32"))
 
 
 def philox4x32_10(counter, key):

@@ -15,12 +15,14 @@ _U64_LIMIT = 1 << 64
 
 
 def _u64(value, what):
+    if type(value) is int and 0 <= value < _U64_LIMIT:  # the common case, fast
+        return value
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be an int, not bool")
     try:
         number = operator.index(value)
     except TypeError:
         raise TypeError(f"{what} must be an int, not {type(value).__name__}") from None
-    if isinstance(value, bool):
-        raise TypeError(f"{what} must be an int, not bool")
     if not 0 <= number < _U64_LIMIT:
         raise invalid(f"{what} {number} is outside [0, 2**64)")
     return number
@@ -53,46 +55,27 @@ def _sixteen_bytes(data):
     return raw
 
 
-class PhiloxState:
+class PhiloxState(tuple):
     """A Philox4x32-10 state: `seed` and `offset`, both unsigned 64-bit.
 
     `offset` counts 32-bit outputs, as PyTorch's does; the tracker and the
-    generation functions require it to be a multiple of 4.  Immutable,
-    hashable, and equal to another PhiloxState with the same fields."""
+    generation functions require it to be a multiple of 4.  A named tuple
+    (seed, offset): immutable, hashable, unpackable, and equal to another
+    state (or tuple) with the same fields."""
 
-    __slots__ = ("_seed", "_offset")
+    __slots__ = ()
 
-    def __init__(self, seed, offset=0):
-        object.__setattr__(self, "_seed", _u64(seed, "seed"))
-        object.__setattr__(self, "_offset", _u64(offset, "offset"))
+    def __new__(cls, seed, offset=0):
+        return tuple.__new__(cls, (_u64(seed, "seed"), _u64(offset, "offset")))
 
-    @property
-    def seed(self):
-        return self._seed
-
-    @property
-    def offset(self):
-        return self._offset
-
-    def __setattr__(self, name, value):
-        raise AttributeError("PhiloxState is immutable")
-
-    def __delattr__(self, name):
-        raise AttributeError("PhiloxState is immutable")
-
-    def __eq__(self, other):
-        if not isinstance(other, PhiloxState):
-            return NotImplemented
-        return self._seed == other._seed and self._offset == other._offset
-
-    def __hash__(self):
-        return hash((PhiloxState, self._seed, self._offset))
+    seed = property(operator.itemgetter(0), doc="the key, lo32/hi32 as Philox's two key words")
+    offset = property(operator.itemgetter(1), doc="the stream position, in 32-bit outputs")
 
     def __repr__(self):
-        return f"PhiloxState(seed={self._seed}, offset={self._offset})"
+        return f"PhiloxState(seed={self[0]}, offset={self[1]})"
 
-    def __reduce__(self):
-        return (PhiloxState, (self._seed, self._offset))
+    def __getnewargs__(self):
+        return tuple(self)
 
     def to_bytes(self):
         """The 16-byte form: seed u64 LE, then offset u64 LE."""
@@ -110,14 +93,11 @@ class PhiloxState:
 
     # Conversions to and from the C struct, for the rest of the binding.
     def _as_c(self):
-        return ffi.new("rngtrk_philox_state *", (self._seed, self._offset))
+        return ffi.new("rngtrk_philox_state *", self)
 
     @classmethod
     def _from_c(cls, c_state):
-        state = object.__new__(cls)
-        object.__setattr__(state, "_seed", c_state.seed)
-        object.__setattr__(state, "_offset", c_state.offset)
-        return state
+        return tuple.__new__(cls, (c_state.seed, c_state.offset))
 
 
 def as_state(value):

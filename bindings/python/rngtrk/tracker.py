@@ -8,8 +8,11 @@ import threading
 
 from ._library import ffi, lib
 from .errors import check, invalid
+from .generation import fill, output_array
 from .state import PhiloxState, _u64, as_state
 
+_advance = lib.rngtrk_tracker_advance
+_new_tuple = tuple.__new__  # builds a PhiloxState from trusted C values, skipping checks
 DEFAULT_FORK_NAME = "model-parallel-rng"  # Megatron-LM's and TransformerEngine's default
 
 
@@ -39,15 +42,18 @@ class _Fork:
     def __enter__(self):
         tracker = self._tracker
         with tracker._lock:
-            check(lib.rngtrk_tracker_fork(tracker._live(), self._name))
+            status = lib.rngtrk_tracker_fork(tracker._live(), self._name)
+        if status:
+            check(status)
         return tracker
 
     def __exit__(self, exc_type, exc, traceback):
         tracker = self._tracker
         with tracker._lock:
-            # If the body raised and restore fails too, the restore error is
-            # raised with the body's exception as its __context__.
-            check(lib.rngtrk_tracker_restore(tracker._live(), self._name))
+            status = lib.rngtrk_tracker_restore(tracker._live(), self._name)
+        if status:
+            # If the body raised too, this error carries it as __context__.
+            check(status)
         return False
 
 
@@ -92,9 +98,17 @@ class Tracker:
         return handle
 
     def _read_state(self, call, *args):
+        """Calls `call(handle, *args, &out)` and returns out as a PhiloxState.
+        (advance runs this on every draw, so it avoids needless layers.)"""
         with self._lock:
-            check(call(self._live(), *args, self._scratch))
-            return PhiloxState._from_c(self._scratch)
+            handle = self._handle
+            if handle is None:
+                raise invalid("the tracker is closed")
+            scratch = self._scratch
+            status = call(handle, *args, scratch)
+            if status:
+                check(status)
+            return _new_tuple(PhiloxState, (scratch.seed, scratch.offset))
 
     # -- TransformerEngine / Megatron-LM interface ------------------------
     def add(self, name, seed):
@@ -166,7 +180,17 @@ class Tracker:
         state to draw them from (the state before the advance).  The offset
         moves by `increment` rounded up to a multiple of 4.  Raises
         RngtrkOverflowError past 2**64 - 1 (nothing changes)."""
-        return self._read_state(lib.rngtrk_tracker_advance, _u64(increment, "increment"))
+        # Called for every random op, so written out flat (see bench/bench_python.py).
+        increment = _u64(increment, "increment")
+        with self._lock:
+            handle = self._handle
+            if handle is None:
+                raise invalid("the tracker is closed")
+            scratch = self._scratch
+            status = _advance(handle, increment, scratch)
+            if status:
+                check(status)
+            return _new_tuple(PhiloxState, (scratch.seed, scratch.offset))
 
     def get_state(self, name):
         """The named state as a PhiloxState (UnknownNameError if absent)."""
@@ -268,12 +292,10 @@ class Tracker:
         them as uint32: written into `out` if given (a C-contiguous, writable
         uint32 numpy array of `count` elements), else into a new array.  `out`
         is checked before the state moves."""
-        from .generation import output_array, fill
         array = output_array(count, out, "uint32")
-        return fill(lib.rngtrk_random_u32, self.advance(count), 0, array)
+        return fill(lib.rngtrk_random_u32, "uint32", self.advance(count), 0, array)
 
     def uniform_f32(self, count, out=None):
         """Like random_u32, as float32 uniforms in [0, 1)."""
-        from .generation import output_array, fill
         array = output_array(count, out, "float32")
-        return fill(lib.rngtrk_uniform_f32, self.advance(count), 0, array)
+        return fill(lib.rngtrk_uniform_f32, "float32", self.advance(count), 0, array)

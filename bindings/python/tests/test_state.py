@@ -87,6 +87,8 @@ def test_immutable_hashable_and_picklable():
         del state.seed
     assert state.seed == 1 and state.offset == 4
     assert {PhiloxState(1, 4): "x"}[state] == "x"
-    assert state != PhiloxState(1, 8) and state != (1, 4)
+    assert state != PhiloxState(1, 8)
+    seed, offset = state  # a named tuple
+    assert (seed, offset) == (1, 4) == state
     assert pickle.loads(pickle.dumps(state)) == state
     assert repr(state) == "PhiloxState(seed=1, offset=4)"
