@@ -86,3 +86,27 @@ def test_the_package_version_is_the_headers():
     parts = [line.split()[2] for line in header.splitlines()
              if line.startswith("#define RNGTRK_VERSION_") and line.split()[1][-5:] in ("MAJOR", "MINOR", "PATCH")]
     assert rngtrk.__version__ == ".".join(parts)
+
+
+def test_the_sdist_holds_what_a_wheel_build_needs(tmp_path):
+    import tarfile
+    sys.path.insert(0, os.path.join(BINDING_DIR, "build_backend"))
+    try:
+        import rngtrk_build
+    finally:
+        sys.path.pop(0)
+    name = rngtrk_build.build_sdist(str(tmp_path))
+    with tarfile.open(tmp_path / name) as sdist:
+        members = set(sdist.getnames())
+        sdist.extractall(tmp_path / "unpacked")
+    base = "rngtrk-0.1.0"
+    assert {f"{base}/pyproject.toml", f"{base}/PKG-INFO", f"{base}/build_backend/rngtrk_build.py",
+            f"{base}/rngtrk/_cdef.py", f"{base}/rngtrk/tracker.py"} <= members
+    # The unpacked sdist builds the same wheel contents on its own.
+    build = subprocess.run(
+        [sys.executable, "-c", "import sys, rngtrk_build; print(rngtrk_build.build_wheel(sys.argv[1]))",
+         str(tmp_path)], cwd=str(tmp_path / "unpacked" / base / "build_backend"),
+        capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    wheel = zipfile.ZipFile(tmp_path / build.stdout.strip())
+    assert "rngtrk/_cdef.py" in wheel.namelist()
