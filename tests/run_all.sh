@@ -43,6 +43,23 @@ pytest_suite() {
     fi
 }
 
+# The Rust crate's cargo test: add the counts of every "test result:" line.
+cargo_suite() {
+    name=$1; shift
+    echo "== $name"
+    (cd "$top/bindings/rust" && "$cargo" test --offline) >"$log" 2>&1
+    code=$?
+    grep -E '^test .* FAILED$|^SKIPPED|panicked' "$log" | head -40
+    p=0 f=0 s=0
+    for n in $(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed.*/\1/p' "$log"); do p=$((p + n)); done
+    for n in $(sed -n 's/^test result: .* \([0-9]*\) failed.*/\1/p' "$log"); do f=$((f + n)); done
+    for n in $(sed -n 's/^test result: .* \([0-9]*\) ignored.*/\1/p' "$log"); do s=$((s + n)); done
+    passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+    if [ $code -ne 0 ] && [ $f -eq 0 ]; then
+        echo "FAIL: $name exited $code"; tail -30 "$log"; failed=$((failed + 1))
+    fi
+}
+
 # A command that is one test.
 check() {
     name=$1; shift
@@ -54,6 +71,8 @@ cc=${CC:-cc}
 # The Python tests run on the system interpreter, whose packages come from
 # Debian (python3-cffi, python3-pytest, python3-numpy, python3-hypothesis).
 python=${PYTHON:-/usr/bin/python3}
+# rustup installs into ~/.cargo/bin, which a non-login shell may not have on PATH.
+cargo=${CARGO:-$(command -v cargo || echo "$HOME/.cargo/bin/cargo")}
 cxx=${CXX:-c++}
 check "shared vectors are up to date" "$python" "$top/tests/vectors/generate.py" --check
 check "header alone, C99 -pedantic -Werror" $cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only \
@@ -75,6 +94,14 @@ check "demo: resumed run draws identical numbers" "$build/demo_training_loop" "$
 check "demo: Python resumes C's checkpoint and draws the same numbers" \
     env PYTHONPATH="$top/bindings/python" "$python" "$top/tools/demo_resume.py" "$demo_dir"
 pytest_suite "Python binding (cffi): bindings/python/tests" "$top/bindings/python/tests"
+cargo_suite "Rust crate: cargo test --offline (unit, integration, doc and compile_fail tests)"
+rust_examples="$build/rust/debug/examples"
+check "Rust: cargo doc builds without warnings" \
+    sh -c "cd '$top/bindings/rust' && RUSTDOCFLAGS='-D warnings' '$cargo' doc --offline --no-deps --quiet"
+check "Rust: example inspect prints what the C tool prints" \
+    "$top/tests/rust_inspect_test.sh" "$rust_examples/inspect" "$build/rngtrk" "$top/tests/vectors"
+check "README Rust example" "$top/tests/readme_rust_example_test.sh"
+check "demo: Rust resumes C's checkpoint and draws the same numbers" "$rust_examples/demo_resume" "$demo_dir"
 
 echo "rngtrk: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

@@ -1,5 +1,6 @@
 # `make demo`: the simulated training loop in C (tools/demo_training_loop.c),
-# then its Python part (tools/demo_resume.py) resumes C's checkpoint.
+# then its Python part (tools/demo_resume.py) and its Rust part
+# (bindings/rust/examples/demo_resume.rs) resume C's checkpoint.
 DEMO := $(BUILD)/demo_training_loop
 DEMO_DIR := $(BUILD)/demo
 
@@ -11,3 +12,4 @@ demo: $(DEMO)
 	@mkdir -p $(DEMO_DIR)
 	$(DEMO) $(DEMO_DIR)
 	PYTHONPATH=bindings/python $(PYTHON) tools/demo_resume.py $(DEMO_DIR)
+	cd bindings/rust && $(CARGO) run --offline --quiet --example demo_resume -- $(CURDIR)/$(DEMO_DIR)

@@ -1,0 +1,153 @@
+//! Named Philox4x32-10 random-number states for distributed training.
+//!
+//! This crate is the Rust face of `librngtrk`, the C library that Python
+//! (cffi) and C programs use too: one shared object, one definition.
+//!
+//! * A [`PhiloxState`] is 16 bytes, seed (u64 LE) then offset (u64 LE): the
+//!   layout of `torch.cuda.get_rng_state()`.
+//! * A [`Tracker`] holds a default state and named states (TransformerEngine's
+//!   and Megatron-LM's `CudaRNGStatesTracker`: `add`, `fork`, get/set states,
+//!   `reset`, checkpoint bytes), with distinct seeds.
+//! * Generation ([`random_u32`], [`uniform_f32`]) is a pure function of
+//!   (seed, offset, element index), so every slice of a tensor's random
+//!   numbers can be made anywhere and equals the slice of the whole.
+//!
+//! ```
+//! use rngtrk::{PhiloxState, Tracker};
+//!
+//! let mut tracker = Tracker::new()?;
+//! tracker.manual_seed(1234)?;
+//! tracker.add("model-parallel-rng", 1234 + 2718)?;
+//! let mut mask = [0f32; 16];
+//! {
+//!     let mut fork = tracker.fork("model-parallel-rng")?;
+//!     let drawn_from = fork.uniform_f32(&mut mask)?; // reserves 16 numbers
+//!     assert_eq!(drawn_from, PhiloxState::new(3952, 0));
+//! } // the fork is restored here, also if the block panics
+//! assert_eq!(tracker.state("model-parallel-rng")?, PhiloxState::new(3952, 16));
+//! let checkpoint = tracker.save()?;
+//! let mut resumed = Tracker::new()?;
+//! resumed.load(&checkpoint)?;
+//! assert_eq!(resumed.states()?, tracker.states()?);
+//! # Ok::<(), rngtrk::Error>(())
+//! ```
+//!
+//! # Forks and the borrow checker
+//!
+//! [`Tracker::fork`] takes `&mut self` and returns a [`ForkGuard`] that holds
+//! that mutable borrow until it ends.  So while a fork is open:
+//!
+//! * the tracker cannot be named directly: every use goes through the guard;
+//! * the guard offers reads (through `Deref<Target = Tracker>`) and exactly the
+//!   calls that are legal inside a fork — [`ForkGuard::advance`], the draws,
+//!   [`ForkGuard::set_state`], [`ForkGuard::manual_seed`] and a nested
+//!   [`ForkGuard::fork`].  `add`, `reset`, `set_states` and `load`, which the
+//!   library refuses inside a fork, do not compile there; and since the guard
+//!   gives out no `&mut Tracker`, the tracker cannot be swapped or replaced
+//!   under it;
+//! * a nested guard mutably borrows the outer guard, so the outer one can be
+//!   neither used nor restored until the inner one has ended: restoring out
+//!   of order does not compile.
+//!
+//! This compiles: forks closed innermost first, the tracker used again after.
+//!
+//! ```
+//! # let mut tracker = rngtrk::Tracker::new()?;
+//! # tracker.add("model-parallel-rng", 1)?;
+//! # tracker.add("data-parallel-rng", 2)?;
+//! let mut outer = tracker.fork("model-parallel-rng")?;
+//! let mut inner = outer.fork("data-parallel-rng")?;
+//! inner.advance(4)?;
+//! inner.restore()?;
+//! outer.restore()?;
+//! tracker.advance(4)?;
+//! tracker.add("late", 7)?;
+//! # Ok::<(), rngtrk::Error>(())
+//! ```
+//!
+//! Each of these, the same with one misuse, is rejected by the compiler (the
+//! doc tests check it):
+//!
+//! ```compile_fail
+//! # let mut tracker = rngtrk::Tracker::new()?;
+//! let mut outer = tracker.fork("model-parallel-rng")?;
+//! let inner = outer.fork("data-parallel-rng")?;
+//! outer.restore()?; // error: `outer` is still borrowed by `inner`
+//! inner.restore()?;
+//! # Ok::<(), rngtrk::Error>(())
+//! ```
+//!
+//! ```compile_fail
+//! # let mut tracker = rngtrk::Tracker::new()?;
+//! let mut fork = tracker.fork("model-parallel-rng")?;
+//! fork.add("late", 7)?; // error: a guard has no `add` (nor reset, set_states, load)
+//! # Ok::<(), rngtrk::Error>(())
+//! ```
+//!
+//! ```compile_fail
+//! # let mut tracker = rngtrk::Tracker::new()?;
+//! let fork = tracker.fork("model-parallel-rng")?;
+//! tracker.advance(4)?; // error: `tracker` is mutably borrowed by `fork`
+//! drop(fork);
+//! # Ok::<(), rngtrk::Error>(())
+//! ```
+//!
+//! ```compile_fail
+//! # let mut tracker = rngtrk::Tracker::new()?;
+//! # let mut other = rngtrk::Tracker::new()?;
+//! let mut fork = tracker.fork("model-parallel-rng")?;
+//! std::mem::swap(&mut *fork, &mut other); // error: the guard lends no `&mut Tracker`
+//! # Ok::<(), rngtrk::Error>(())
+//! ```
+//!
+//! Dropping a guard restores its fork, also while a panic unwinds;
+//! [`ForkGuard::restore`] does the same and returns the library's verdict.
+//!
+//! What the types do not prevent (the library still refuses each at run time
+//! with an [`Error`], changing nothing): forking a name that is already
+//! forked (`ForkOrder`), an unknown name (`UnknownName`), and leaking a guard
+//! with `std::mem::forget`, which leaves its fork open — the tracker then
+//! answers `ForkOrder` to `add`/`reset`/`set_states`/`load` and to the outer
+//! guard's `restore`.  None of these is undefined behaviour.
+//!
+//! # Threads
+//!
+//! `Tracker` is `Send` and `Sync`: calls that change it need `&mut`, and the
+//! C functions behind `&self` calls are documented as safe to run
+//! concurrently.  Errors carry their message, copied from the thread-local
+//! `rngtrk_last_error()` right after the failing call.
+//!
+//! # Linking
+//!
+//! `build.rs` links `librngtrk` from `RNGTRK_LIB_DIR`, else from what
+//! `pkg-config rngtrk` answers, else from the repository's `build/` folder
+//! (after `make`), and writes that folder into the binaries' run path.
+#![warn(missing_docs)]
+
+mod checkpoint_json;
+mod error;
+mod generation;
+mod state;
+pub mod sys;
+mod tracker;
+
+use std::ffi::CStr;
+
+pub use checkpoint_json::checkpoint_to_json;
+pub use error::{status_string, Error, ErrorKind};
+pub use generation::{philox4x32_10, random_u32, uniform_f32};
+pub use state::PhiloxState;
+pub use tracker::{ForkGuard, Tracker};
+
+/// The loaded library's version, `MAJOR*10000 + MINOR*100 + PATCH`
+/// (compare with [`sys::RNGTRK_VERSION_NUMBER`], the header's).
+pub fn version_number() -> u32 {
+    // SAFETY: no arguments, no failure.
+    unsafe { sys::rngtrk_version_number() }
+}
+
+/// The loaded library's version, `"MAJOR.MINOR.PATCH"`.
+pub fn version_string() -> &'static str {
+    // SAFETY: the library returns a static NUL-terminated ASCII string.
+    unsafe { CStr::from_ptr(sys::rngtrk_version_string()) }.to_str().unwrap_or("?")
+}
