@@ -7,11 +7,7 @@
 #include "../core/tracker.h"
 #include "api_convert.h"
 #include "api_guard.h"
-
-// The opaque handle of rngtrk.h.
-struct rngtrk_tracker {
-    rngtrk::Tracker impl;
-};
+#include "api_tracker_handle.h"
 
 namespace {
 

@@ -154,6 +154,111 @@ RNGTRK_API rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, ui
                                             uint64_t count, float *out);
 
 /* ------------------------------------------------------------------------
+ * Sampling: distributions, dtypes and stream layouts (docs/streams.md).
+ *
+ * A sample spec says how elements are made from a state.  Every element is
+ * a pure function of (seed, offset, element index g), so a range
+ * [first, first + count) equals the same range of a longer call, and an
+ * n-d slice equals the same box cut out of the whole tensor.
+ * ---------------------------------------------------------------------- */
+
+/* How element indices map to Philox counters (formulas: docs/streams.md). */
+typedef enum rngtrk_layout {
+    RNGTRK_LAYOUT_STATELESS = 0,       /* PyTorch's stateless Philox; cuRAND subsequence 0 */
+    RNGTRK_LAYOUT_NVFUSER = 1,         /* nvFuser's uniform_philox / rand_like (Thunder) */
+    RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2 /* torch.rand / Tensor.uniform_ on a CUDA device */
+} rngtrk_layout;
+
+typedef enum rngtrk_distribution {
+    RNGTRK_DIST_BITS = 0,      /* raw words: dtype U32 or U64 */
+    RNGTRK_DIST_UNIFORM = 1,   /* [low, high): F32, F64, F16, BF16; param_a = low, param_b = high */
+    RNGTRK_DIST_NORMAL = 2,    /* Box-Muller: F32, F64; param_a = mean, param_b = std */
+    RNGTRK_DIST_BERNOULLI = 3  /* keep mask (U8: 1 = keep) with keep probability param_a */
+} rngtrk_distribution;
+
+typedef enum rngtrk_dtype {
+    RNGTRK_DTYPE_U8 = 0,
+    RNGTRK_DTYPE_U32 = 1,
+    RNGTRK_DTYPE_U64 = 2,
+    RNGTRK_DTYPE_F16 = 3,  /* IEEE binary16, written as its uint16_t bits */
+    RNGTRK_DTYPE_BF16 = 4, /* bfloat16, written as its uint16_t bits */
+    RNGTRK_DTYPE_F32 = 5,
+    RNGTRK_DTYPE_F64 = 6
+} rngtrk_dtype;
+
+/* What to sample.  Fill it with rngtrk_sample_spec_init, then change the
+ * parameters.  `struct_size` versions the struct: fields added later go at
+ * the end, and the library reads only the first struct_size bytes (missing
+ * fields take their defaults). */
+typedef struct rngtrk_sample_spec {
+    uint32_t struct_size;        /* sizeof(rngtrk_sample_spec) as the caller compiled it */
+    uint32_t layout;             /* an rngtrk_layout */
+    uint32_t distribution;       /* an rngtrk_distribution */
+    uint32_t dtype;              /* an rngtrk_dtype */
+    double param_a;              /* uniform: low (0); normal: mean (0); bernoulli: p (0.5) */
+    double param_b;              /* uniform: high (1); normal: std (1) */
+    uint32_t sm_count;           /* torch-eager-cuda: multiprocessors (132, an H100) */
+    uint32_t max_threads_per_sm; /* torch-eager-cuda: threads per multiprocessor (2048) */
+    uint64_t numel;              /* torch-eager-cuda range calls: elements of the whole
+                                    tensor, which sets the launch; 0 means first + count */
+} rngtrk_sample_spec;
+
+/* Fills `*spec` with struct_size, the given kinds and the defaults shown
+ * above.  Returns RNGTRK_OK, or RNGTRK_E_INVALID_ARGUMENT (NULL, unknown
+ * value, or a dtype the distribution does not make: BITS takes U32/U64,
+ * UNIFORM F32/F64/F16/BF16, NORMAL F32/F64, BERNOULLI U8). */
+RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, rngtrk_layout layout,
+                                                 rngtrk_distribution distribution,
+                                                 rngtrk_dtype dtype);
+
+/* Writes elements [first, first + count) of `spec`'s tensor for `state`
+ * to `out` (count elements of the dtype; `out_capacity` is its size in
+ * bytes).  `out` may be NULL only when count is 0.
+ * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, bad spec or
+ * parameters: low > high, std < 0, p outside [0, 1], non-finite values,
+ * offset not a multiple of 4, numel < first + count); RNGTRK_E_BUFFER_TOO_SMALL
+ * (out_capacity < count * element size); RNGTRK_E_OVERFLOW (first + count
+ * > 2^64). */
+RNGTRK_API rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                       uint64_t first, uint64_t count, void *out, size_t out_capacity);
+
+/* Writes the box [start, start + local_shape) of an n-d tensor of
+ * `global_shape` (row-major, `ndim` dimensions, 1 <= ndim <= 16) to `out`,
+ * row-major in the box: the same bits as cutting the box out of the whole
+ * tensor.  For the torch-eager-cuda layout the whole tensor's element
+ * count is the product of global_shape (spec->numel is not used).
+ * Returns as rngtrk_sample, and RNGTRK_E_INVALID_ARGUMENT for a box outside
+ * the tensor; RNGTRK_E_OVERFLOW if the tensor has 2^64 elements or more. */
+RNGTRK_API rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state,
+                                             const rngtrk_sample_spec *spec, size_t ndim,
+                                             const uint64_t *global_shape, const uint64_t *start,
+                                             const uint64_t *local_shape, void *out,
+                                             size_t out_capacity);
+
+/* Dropout in one pass: out[i] = in[i] / p if element first + i is kept
+ * (the bernoulli mask of `spec`, whose distribution must be BERNOULLI and
+ * dtype F32), else 0.  The scale is the float 1/p, multiplied in.  `in`
+ * and `out` hold `count` floats and may be the same array.
+ * Returns as rngtrk_sample. */
+RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state,
+                                            const rngtrk_sample_spec *spec, uint64_t first,
+                                            uint64_t count, const float *in, float *out);
+
+/* The offset a tracker moves by when it draws a tensor of `numel` elements
+ * with `spec` (what the layout consumes): stateless 4 * ceil(numel / E)
+ * (E = 2 for 64-bit dtypes, else 4); nvfuser 4; torch-eager-cuda
+ * 4 * ((numel - 1) / (256 * G * U) + 1), 0 when numel is 0.
+ * Returns RNGTRK_OK, RNGTRK_E_INVALID_ARGUMENT or RNGTRK_E_OVERFLOW. */
+RNGTRK_API rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
+                                                        uint64_t *out);
+
+/* The CPU code path generation uses here: "scalar", "avx2" or "avx512",
+ * chosen at load time from cpuid, or forced by the environment variable
+ * RNGTRK_CPU=scalar|avx2|avx512 (a path the CPU lacks falls back to the
+ * best it has).  Every path gives the same bits.  Never NULL; static. */
+RNGTRK_API const char *rngtrk_cpu_path(void);
+
+/* ------------------------------------------------------------------------
  * The tracker.
  *
  * A tracker has a default state (used outside any fork; (0, 0) when new)
@@ -265,6 +370,31 @@ RNGTRK_API rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t,
  * RNGTRK_E_OVERFLOW if the offset would pass 2^64 - 1 (nothing changes). */
 RNGTRK_API rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t increment,
                                                 rngtrk_philox_state *out_before);
+
+/* Draws a 1-D tensor of `count` elements with `spec` from the active state
+ * and advances it by what the layout consumes (rngtrk_sample_offset_increment).
+ * The state drawn from goes to `*out_before` if not NULL.  On any error
+ * nothing moves.  Returns as rngtrk_sample, plus RNGTRK_E_OVERFLOW if the
+ * offset would pass 2^64 - 1.  For the torch-eager-cuda layout the tensor
+ * is the `count` elements (spec->numel is not used). */
+RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                               uint64_t count, void *out, size_t out_capacity,
+                                               rngtrk_philox_state *out_before);
+
+/* Like rngtrk_tracker_sample for one box of an n-d tensor: every rank
+ * holding a box of the same tensor calls it with its own box; the active
+ * state advances by what the whole tensor consumes, the same on every rank. */
+RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                                     size_t ndim, const uint64_t *global_shape,
+                                                     const uint64_t *start, const uint64_t *local_shape,
+                                                     void *out, size_t out_capacity,
+                                                     rngtrk_philox_state *out_before);
+
+/* rngtrk_dropout_f32 of `count` elements from the active state, advancing
+ * it as rngtrk_tracker_sample would. */
+RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                                    uint64_t count, const float *in, float *out,
+                                                    rngtrk_philox_state *out_before);
 
 /* Writes the tracker's checkpoint bytes (format: docs/checkpoint-format.md)
  * to `dst` and their length to `*out_len`.  Pass dst = NULL, capacity = 0

@@ -39,6 +39,53 @@ rngtrk_status rngtrk_random_u32(const rngtrk_philox_state *state, uint64_t first
                                            uint64_t count, uint32_t *out);
 rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t first,
                                             uint64_t count, float *out);
+typedef enum rngtrk_layout {
+    RNGTRK_LAYOUT_STATELESS = 0,
+    RNGTRK_LAYOUT_NVFUSER = 1,
+    RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2
+} rngtrk_layout;
+typedef enum rngtrk_distribution {
+    RNGTRK_DIST_BITS = 0,
+    RNGTRK_DIST_UNIFORM = 1,
+    RNGTRK_DIST_NORMAL = 2,
+    RNGTRK_DIST_BERNOULLI = 3
+} rngtrk_distribution;
+typedef enum rngtrk_dtype {
+    RNGTRK_DTYPE_U8 = 0,
+    RNGTRK_DTYPE_U32 = 1,
+    RNGTRK_DTYPE_U64 = 2,
+    RNGTRK_DTYPE_F16 = 3,
+    RNGTRK_DTYPE_BF16 = 4,
+    RNGTRK_DTYPE_F32 = 5,
+    RNGTRK_DTYPE_F64 = 6
+} rngtrk_dtype;
+typedef struct rngtrk_sample_spec {
+    uint32_t struct_size;
+    uint32_t layout;
+    uint32_t distribution;
+    uint32_t dtype;
+    double param_a;
+    double param_b;
+    uint32_t sm_count;
+    uint32_t max_threads_per_sm;
+    uint64_t numel;
+} rngtrk_sample_spec;
+rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, rngtrk_layout layout,
+                                                 rngtrk_distribution distribution,
+                                                 rngtrk_dtype dtype);
+rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                       uint64_t first, uint64_t count, void *out, size_t out_capacity);
+rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state,
+                                             const rngtrk_sample_spec *spec, size_t ndim,
+                                             const uint64_t *global_shape, const uint64_t *start,
+                                             const uint64_t *local_shape, void *out,
+                                             size_t out_capacity);
+rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state,
+                                            const rngtrk_sample_spec *spec, uint64_t first,
+                                            uint64_t count, const float *in, float *out);
+rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
+                                                        uint64_t *out);
+const char *rngtrk_cpu_path(void);
 rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out);
 void rngtrk_tracker_free(rngtrk_tracker *tracker);
 rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed);
@@ -65,6 +112,17 @@ rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t,
                                                      rngtrk_philox_state *out);
 rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t increment,
                                                 rngtrk_philox_state *out_before);
+rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                               uint64_t count, void *out, size_t out_capacity,
+                                               rngtrk_philox_state *out_before);
+rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                                     size_t ndim, const uint64_t *global_shape,
+                                                     const uint64_t *start, const uint64_t *local_shape,
+                                                     void *out, size_t out_capacity,
+                                                     rngtrk_philox_state *out_before);
+rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                                    uint64_t count, const float *in, float *out,
+                                                    rngtrk_philox_state *out_before);
 rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst,
                                              size_t capacity, size_t *out_len);
 rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);

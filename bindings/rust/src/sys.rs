@@ -149,6 +149,251 @@ extern "C" {
         out: *mut f32,
     ) -> rngtrk_status;
 }
+pub const rngtrk_layout_RNGTRK_LAYOUT_STATELESS: rngtrk_layout = 0;
+pub const rngtrk_layout_RNGTRK_LAYOUT_NVFUSER: rngtrk_layout = 1;
+pub const rngtrk_layout_RNGTRK_LAYOUT_TORCH_EAGER_CUDA: rngtrk_layout = 2;
+pub type rngtrk_layout = ::std::os::raw::c_uint;
+pub const rngtrk_distribution_RNGTRK_DIST_BITS: rngtrk_distribution = 0;
+pub const rngtrk_distribution_RNGTRK_DIST_UNIFORM: rngtrk_distribution = 1;
+pub const rngtrk_distribution_RNGTRK_DIST_NORMAL: rngtrk_distribution = 2;
+pub const rngtrk_distribution_RNGTRK_DIST_BERNOULLI: rngtrk_distribution = 3;
+pub type rngtrk_distribution = ::std::os::raw::c_uint;
+pub const rngtrk_dtype_RNGTRK_DTYPE_U8: rngtrk_dtype = 0;
+pub const rngtrk_dtype_RNGTRK_DTYPE_U32: rngtrk_dtype = 1;
+pub const rngtrk_dtype_RNGTRK_DTYPE_U64: rngtrk_dtype = 2;
+pub const rngtrk_dtype_RNGTRK_DTYPE_F16: rngtrk_dtype = 3;
+pub const rngtrk_dtype_RNGTRK_DTYPE_BF16: rngtrk_dtype = 4;
+pub const rngtrk_dtype_RNGTRK_DTYPE_F32: rngtrk_dtype = 5;
+pub const rngtrk_dtype_RNGTRK_DTYPE_F64: rngtrk_dtype = 6;
+pub type rngtrk_dtype = ::std::os::raw::c_uint;
+#[repr(C)]
+pub struct rngtrk_sample_spec {
+    pub struct_size: u32,
+    pub layout: u32,
+    pub distribution: u32,
+    pub dtype: u32,
+    pub param_a: f64,
+    pub param_b: f64,
+    pub sm_count: u32,
+    pub max_threads_per_sm: u32,
+    pub numel: u64,
+}
+#[test]
+fn bindgen_test_layout_rngtrk_sample_spec() {
+    assert_eq!(
+        ::std::mem::size_of::<rngtrk_sample_spec>(),
+        48usize,
+        concat!("Size of: ", stringify!(rngtrk_sample_spec))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<rngtrk_sample_spec>(),
+        8usize,
+        concat!("Alignment of ", stringify!(rngtrk_sample_spec))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_layout() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).layout) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(layout)
+            )
+        );
+    }
+    test_field_layout();
+    fn test_field_distribution() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).distribution) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(distribution)
+            )
+        );
+    }
+    test_field_distribution();
+    fn test_field_dtype() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dtype) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(dtype)
+            )
+        );
+    }
+    test_field_dtype();
+    fn test_field_param_a() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).param_a) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(param_a)
+            )
+        );
+    }
+    test_field_param_a();
+    fn test_field_param_b() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).param_b) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(param_b)
+            )
+        );
+    }
+    test_field_param_b();
+    fn test_field_sm_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).sm_count) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(sm_count)
+            )
+        );
+    }
+    test_field_sm_count();
+    fn test_field_max_threads_per_sm() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_threads_per_sm) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(max_threads_per_sm)
+            )
+        );
+    }
+    test_field_max_threads_per_sm();
+    fn test_field_numel() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).numel) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(numel)
+            )
+        );
+    }
+    test_field_numel();
+}
+extern "C" {
+    pub fn rngtrk_sample_spec_init(
+        spec: *mut rngtrk_sample_spec,
+        layout: rngtrk_layout,
+        distribution: rngtrk_distribution,
+        dtype: rngtrk_dtype,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_sample(
+        state: *const rngtrk_philox_state,
+        spec: *const rngtrk_sample_spec,
+        first: u64,
+        count: u64,
+        out: *mut ::std::os::raw::c_void,
+        out_capacity: usize,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_sample_slice(
+        state: *const rngtrk_philox_state,
+        spec: *const rngtrk_sample_spec,
+        ndim: usize,
+        global_shape: *const u64,
+        start: *const u64,
+        local_shape: *const u64,
+        out: *mut ::std::os::raw::c_void,
+        out_capacity: usize,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_dropout_f32(
+        state: *const rngtrk_philox_state,
+        spec: *const rngtrk_sample_spec,
+        first: u64,
+        count: u64,
+        in_: *const f32,
+        out: *mut f32,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_sample_offset_increment(
+        spec: *const rngtrk_sample_spec,
+        numel: u64,
+        out: *mut u64,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_cpu_path() -> *const ::std::os::raw::c_char;
+}
 extern "C" {
     pub fn rngtrk_tracker_new(out: *mut *mut rngtrk_tracker) -> rngtrk_status;
 }
@@ -237,6 +482,39 @@ extern "C" {
     pub fn rngtrk_tracker_advance(
         t: *mut rngtrk_tracker,
         increment: u64,
+        out_before: *mut rngtrk_philox_state,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_tracker_sample(
+        t: *mut rngtrk_tracker,
+        spec: *const rngtrk_sample_spec,
+        count: u64,
+        out: *mut ::std::os::raw::c_void,
+        out_capacity: usize,
+        out_before: *mut rngtrk_philox_state,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_tracker_sample_slice(
+        t: *mut rngtrk_tracker,
+        spec: *const rngtrk_sample_spec,
+        ndim: usize,
+        global_shape: *const u64,
+        start: *const u64,
+        local_shape: *const u64,
+        out: *mut ::std::os::raw::c_void,
+        out_capacity: usize,
+        out_before: *mut rngtrk_philox_state,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_tracker_dropout_f32(
+        t: *mut rngtrk_tracker,
+        spec: *const rngtrk_sample_spec,
+        count: u64,
+        in_: *const f32,
+        out: *mut f32,
         out_before: *mut rngtrk_philox_state,
     ) -> rngtrk_status;
 }

@@ -1,0 +1,118 @@
+// Sampling entry points of the C ABI: check the whole request, then (for
+// the tracker calls) advance, then generate, which cannot fail any more.
+#include <cstdint>
+
+#include "../core/sample.h"
+#include "../core/sample_engines.h"
+#include "api_convert.h"
+#include "api_guard.h"
+#include "api_tracker_handle.h"
+
+namespace {
+
+using rngtrk::guarded;
+using rngtrk::require_pointer;
+using rngtrk::to_c;
+using rngtrk::to_core;
+
+rngtrk::PhiloxState checked_state(const rngtrk_philox_state *state) {
+    require_pointer(state, "state");
+    const rngtrk::PhiloxState s = to_core(*state);
+    rngtrk::check_state(s);
+    return s;
+}
+
+}  // namespace
+
+extern "C" {
+
+RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, rngtrk_layout layout,
+                                                 rngtrk_distribution distribution, rngtrk_dtype dtype) {
+    return guarded([&] {
+        require_pointer(spec, "spec");
+        rngtrk::init_spec(spec, layout, distribution, dtype);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                       uint64_t first, uint64_t count, void *out, size_t out_capacity) {
+    return guarded([&] {
+        const rngtrk::PhiloxState s = checked_state(state);
+        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
+        rngtrk::run_range(rngtrk::check_range(sp, sp.numel, first, count, out, out_capacity), s);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                             size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                             const uint64_t *local_shape, void *out, size_t out_capacity) {
+    return guarded([&] {
+        const rngtrk::PhiloxState s = checked_state(state);
+        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
+        rngtrk::run_slice(rngtrk::check_slice(sp, ndim, global_shape, start, local_shape, out, out_capacity), s);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                            uint64_t first, uint64_t count, const float *in, float *out) {
+    return guarded([&] {
+        const rngtrk::PhiloxState s = checked_state(state);
+        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, true);
+        if (count != 0) require_pointer(in, "in");
+        const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, out, SIZE_MAX);
+        rngtrk::run_dropout(r, s, in, out);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
+                                                        uint64_t *out) {
+    return guarded([&] {
+        require_pointer(out, "out");
+        *out = rngtrk::offset_increment(rngtrk::checked_spec(spec, false), numel);
+    });
+}
+
+RNGTRK_API const char *rngtrk_cpu_path(void) { return rngtrk::cpu_path().name; }
+
+RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec, uint64_t count,
+                                               void *out, size_t out_capacity, rngtrk_philox_state *out_before) {
+    return guarded([&] {
+        require_pointer(t, "t");
+        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
+        const rngtrk::RangeRequest r = rngtrk::check_range(sp, count, 0, count, out, out_capacity);
+        const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, count));
+        rngtrk::run_range(r, before);
+        if (out_before != nullptr) *out_before = to_c(before);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                                     size_t ndim, const uint64_t *global_shape,
+                                                     const uint64_t *start, const uint64_t *local_shape, void *out,
+                                                     size_t out_capacity, rngtrk_philox_state *out_before) {
+    return guarded([&] {
+        require_pointer(t, "t");
+        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
+        const rngtrk::SliceRequest r =
+            rngtrk::check_slice(sp, ndim, global_shape, start, local_shape, out, out_capacity);
+        const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, r.numel));
+        rngtrk::run_slice(r, before);
+        if (out_before != nullptr) *out_before = to_c(before);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                                    uint64_t count, const float *in, float *out,
+                                                    rngtrk_philox_state *out_before) {
+    return guarded([&] {
+        require_pointer(t, "t");
+        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, true);
+        if (count != 0) require_pointer(in, "in");
+        const rngtrk::RangeRequest r = rngtrk::check_range(sp, count, 0, count, out, SIZE_MAX);
+        const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, count));
+        rngtrk::run_dropout(r, before, in, out);
+        if (out_before != nullptr) *out_before = to_c(before);
+    });
+}
+
+}  // extern "C"

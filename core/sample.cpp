@@ -1,0 +1,104 @@
+#include "sample.h"
+
+#include <limits>
+#include <string>
+
+#include "error.h"
+#include "sample_engines.h"
+
+namespace rngtrk {
+
+namespace {
+
+size_t out_element_bytes(const SampleSpec &spec) {
+    return spec.dist == Dist::dropout ? sizeof(float) : element_bytes(spec.dtype);
+}
+
+void check_capacity(uint64_t count, size_t element, void *out, size_t capacity) {
+    if (count > std::numeric_limits<size_t>::max() / element)
+        fail(RNGTRK_E_OVERFLOW, "count * element size does not fit in size_t");
+    if (count != 0 && out == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, "out is NULL");
+    if (count * element > capacity)
+        fail(RNGTRK_E_BUFFER_TOO_SMALL, "out holds " + std::to_string(capacity) + " bytes; " +
+                                            std::to_string(count * element) + " are needed");
+}
+
+}  // namespace
+
+void check_state(const PhiloxState &state) {
+    if (!offset_is_aligned(state.offset))
+        fail(RNGTRK_E_INVALID_ARGUMENT, "state.offset " + std::to_string(state.offset) + " is not a multiple of 4");
+}
+
+RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first, uint64_t count, void *out,
+                         size_t out_capacity) {
+    if (first != 0 && count > std::numeric_limits<uint64_t>::max() - first + 1)
+        fail(RNGTRK_E_OVERFLOW, "first + count passes 2^64 elements");
+    check_capacity(count, out_element_bytes(spec), out, out_capacity);
+    if (spec.layout == Layout::eager_cuda) {
+        if (first + count < first) fail(RNGTRK_E_OVERFLOW, "first + count passes 2^64 - 1 for torch-eager-cuda");
+        if (numel == 0) numel = first + count;
+        if (numel < first + count)
+            fail(RNGTRK_E_INVALID_ARGUMENT, "numel " + std::to_string(numel) + " is less than first + count");
+    }
+    return RangeRequest{spec, PhiloxState{}, numel, first, count, out};
+}
+
+void run_range(const RangeRequest &r, const PhiloxState &state) {
+    cpu_path().generate(r.spec, state, r.numel, r.first, r.count, r.out);
+}
+
+SliceRequest check_slice(const SampleSpec &spec, size_t ndim, const uint64_t *global, const uint64_t *start,
+                         const uint64_t *local, void *out, size_t out_capacity) {
+    if (ndim == 0 || ndim > kMaxSliceDims)
+        fail(RNGTRK_E_INVALID_ARGUMENT, "ndim must be 1 to " + std::to_string(kMaxSliceDims));
+    if (global == nullptr || start == nullptr || local == nullptr)
+        fail(RNGTRK_E_INVALID_ARGUMENT, "global_shape, start and local_shape must not be NULL");
+    SliceRequest r{spec, ndim, {}, {}, {}, 1, out};
+    uint64_t box = 1;
+    for (size_t d = 0; d < ndim; ++d) {
+        r.global[d] = global[d], r.start[d] = start[d], r.local[d] = local[d];
+        if (start[d] > global[d] || local[d] > global[d] - start[d])
+            fail(RNGTRK_E_INVALID_ARGUMENT, "dimension " + std::to_string(d) + ": box [" + std::to_string(start[d]) +
+                                                ", +" + std::to_string(local[d]) + ") is outside 0.." +
+                                                std::to_string(global[d]));
+        if (global[d] != 0 && r.numel > (std::numeric_limits<uint64_t>::max() - 1) / global[d])
+            fail(RNGTRK_E_OVERFLOW, "the tensor has 2^64 elements or more");
+        r.numel *= global[d];
+        box = local[d] == 0 || box == 0 ? 0 : box * local[d];  // <= numel: no overflow
+    }
+    check_capacity(box, out_element_bytes(spec), out, out_capacity);
+    return r;
+}
+
+void run_slice(const SliceRequest &r, const PhiloxState &state) {
+    const size_t last = r.ndim - 1;
+    uint64_t rows = 1;
+    for (size_t d = 0; d < last; ++d) rows *= r.local[d];
+    if (rows == 0 || r.local[last] == 0) return;
+    const size_t eb = out_element_bytes(r.spec);
+    uint64_t index[kMaxSliceDims] = {};  // position within the box, last dim excluded
+    unsigned char *out = static_cast<unsigned char *>(r.out);
+    for (uint64_t row = 0; row < rows; ++row) {
+        uint64_t g = 0;  // global row-major index of the row's first element
+        for (size_t d = 0; d < r.ndim; ++d) g = g * r.global[d] + r.start[d] + (d < last ? index[d] : 0);
+        cpu_path().generate(r.spec, state, r.numel, g, r.local[last], out + row * r.local[last] * eb);
+        for (size_t d = last; d-- > 0;) {  // next row: odometer over the leading dims
+            if (++index[d] < r.local[d]) break;
+            index[d] = 0;
+        }
+    }
+}
+
+void run_dropout(const RangeRequest &r, const PhiloxState &state, const float *in, float *out) {
+    constexpr uint64_t kChunk = 16384;
+    unsigned char mask[kChunk];
+    for (uint64_t done = 0; done < r.count; done += kChunk) {
+        const uint64_t n = r.count - done < kChunk ? r.count - done : kChunk;
+        cpu_path().generate(r.spec, state, r.numel, r.first + done, n, mask);
+        const float scale = r.spec.scale32;
+        for (uint64_t i = 0; i < n; ++i) out[done + i] = mask[i] ? in[done + i] * scale : 0.0f;
+    }
+}
+
+}  // namespace rngtrk

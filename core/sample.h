@@ -1,0 +1,48 @@
+// Checked sampling requests: 1-D ranges, n-d slices and dropout, on the CPU
+// path chosen at load time (sample_engines.h).  Every function checks the
+// whole request before writing anything, and throws Error on a bad one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "philox_state.h"
+#include "sample_spec.h"
+
+namespace rngtrk {
+
+// The largest n-d slice rank accepted.
+constexpr size_t kMaxSliceDims = 16;
+
+// A checked 1-D request; call before anything changes, then run it.
+struct RangeRequest {
+    SampleSpec spec;
+    PhiloxState state;
+    uint64_t numel, first, count;
+    void *out;
+};
+RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first, uint64_t count, void *out,
+                         size_t out_capacity);
+// Sets the state (the tracker's, known only after it advances) and runs.
+void run_range(const RangeRequest &request, const PhiloxState &state);
+
+// A checked n-d box request.
+struct SliceRequest {
+    SampleSpec spec;
+    size_t ndim;
+    uint64_t global[kMaxSliceDims], start[kMaxSliceDims], local[kMaxSliceDims];
+    uint64_t numel;  // of the whole tensor
+    void *out;
+};
+SliceRequest check_slice(const SampleSpec &spec, size_t ndim, const uint64_t *global, const uint64_t *start,
+                         const uint64_t *local, void *out, size_t out_capacity);
+void run_slice(const SliceRequest &request, const PhiloxState &state);
+
+// Dropout over a checked range request whose spec is a dropout spec:
+// out[i] = keep(first + i) ? in[i] * scale : 0.
+void run_dropout(const RangeRequest &request, const PhiloxState &state, const float *in, float *out);
+
+// Throws unless the state's offset is a multiple of 4.
+void check_state(const PhiloxState &state);
+
+}  // namespace rngtrk

@@ -1,0 +1,17 @@
+// The sampling engine built for AVX2 (compiled with -mavx2; run only where
+// cpuid says AVX2 is there).
+#include "philox_simd.h"
+
+namespace rngtrk {
+namespace engine_avx2 {
+namespace {
+void philox_batch(const uint32_t *c0, const uint32_t *c1, const uint32_t *c2, const uint32_t *c3, size_t n,
+                  uint32_t k0, uint32_t k1, uint32_t *words) {
+    simd::philox_batch<simd::Avx2>(c0, c1, c2, c3, n, k0, k1, words);
+}
+}  // namespace
+}  // namespace engine_avx2
+}  // namespace rngtrk
+
+#define RNGTRK_ENGINE_NS engine_avx2
+#include "sample_engine.inc"

@@ -1,0 +1,181 @@
+#include "sample_spec.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "det_math.h"
+#include "error.h"
+
+namespace rngtrk {
+
+namespace {
+
+const char *dist_name(int d) {
+    switch (d) {
+        case RNGTRK_DIST_BITS: return "BITS";
+        case RNGTRK_DIST_UNIFORM: return "UNIFORM";
+        case RNGTRK_DIST_NORMAL: return "NORMAL";
+        case RNGTRK_DIST_BERNOULLI: return "BERNOULLI";
+        default: return "?";
+    }
+}
+
+// Whether the distribution makes elements of this dtype.
+bool dtype_allowed(int dist, int dtype, bool for_dropout) {
+    switch (dist) {
+        case RNGTRK_DIST_BITS: return dtype == RNGTRK_DTYPE_U32 || dtype == RNGTRK_DTYPE_U64;
+        case RNGTRK_DIST_UNIFORM:
+            return dtype == RNGTRK_DTYPE_F32 || dtype == RNGTRK_DTYPE_F64 || dtype == RNGTRK_DTYPE_F16 ||
+                   dtype == RNGTRK_DTYPE_BF16;
+        case RNGTRK_DIST_NORMAL: return dtype == RNGTRK_DTYPE_F32 || dtype == RNGTRK_DTYPE_F64;
+        case RNGTRK_DIST_BERNOULLI: return dtype == (for_dropout ? RNGTRK_DTYPE_F32 : RNGTRK_DTYPE_U8);
+        default: return false;
+    }
+}
+
+void check_kinds(int layout, int dist, int dtype, bool for_dropout) {
+    if (layout < RNGTRK_LAYOUT_STATELESS || layout > RNGTRK_LAYOUT_TORCH_EAGER_CUDA)
+        fail(RNGTRK_E_INVALID_ARGUMENT, "unknown layout " + std::to_string(layout));
+    if (dist < RNGTRK_DIST_BITS || dist > RNGTRK_DIST_BERNOULLI)
+        fail(RNGTRK_E_INVALID_ARGUMENT, "unknown distribution " + std::to_string(dist));
+    if (dtype < RNGTRK_DTYPE_U8 || dtype > RNGTRK_DTYPE_F64)
+        fail(RNGTRK_E_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
+    if (for_dropout && dist != RNGTRK_DIST_BERNOULLI)
+        fail(RNGTRK_E_INVALID_ARGUMENT, "dropout needs the BERNOULLI distribution");
+    if (!dtype_allowed(dist, dtype, for_dropout))
+        fail(RNGTRK_E_INVALID_ARGUMENT, std::string("distribution ") + dist_name(dist) +
+                                            " does not make dtype " + std::to_string(dtype) +
+                                            (for_dropout ? " (dropout takes F32)" : ""));
+}
+
+uint16_t to_16(DType dtype, float v) { return dtype == DType::f16 ? det::to_f16_bits(v) : det::to_bf16_bits(v); }
+
+}  // namespace
+
+size_t element_bytes(DType dtype) {
+    switch (dtype) {
+        case DType::u8: return 1;
+        case DType::f16:
+        case DType::bf16: return 2;
+        case DType::u32:
+        case DType::f32: return 4;
+        case DType::u64:
+        case DType::f64: return 8;
+    }
+    return 1;
+}
+
+unsigned elements_per_block(const SampleSpec &spec) {
+    return (spec.dtype == DType::u64 || spec.dtype == DType::f64) && spec.dist != Dist::dropout ? 2 : 4;
+}
+
+namespace {
+
+// The defaults of a spec of these kinds (not checked here).
+rngtrk_sample_spec defaults(uint32_t layout, uint32_t distribution, uint32_t dtype) {
+    rngtrk_sample_spec s;
+    std::memset(&s, 0, sizeof s);
+    s.struct_size = sizeof s;
+    s.layout = layout;
+    s.distribution = distribution;
+    s.dtype = dtype;
+    s.param_a = distribution == RNGTRK_DIST_BERNOULLI ? 0.5 : 0.0;
+    s.param_b = distribution == RNGTRK_DIST_UNIFORM || distribution == RNGTRK_DIST_NORMAL ? 1.0 : 0.0;
+    s.sm_count = 132;
+    s.max_threads_per_sm = 2048;
+    s.numel = 0;
+    return s;
+}
+
+}  // namespace
+
+void init_spec(rngtrk_sample_spec *out, int layout, int distribution, int dtype) {
+    check_kinds(layout, distribution, dtype, false);
+    *out = defaults(static_cast<uint32_t>(layout), static_cast<uint32_t>(distribution),
+                    static_cast<uint32_t>(dtype));
+}
+
+SampleSpec checked_spec(const rngtrk_sample_spec *c, bool for_dropout) {
+    if (c == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, "spec is NULL");
+    // Read what the caller's struct has; later fields keep their defaults.
+    rngtrk_sample_spec s;
+    const size_t header = offsetof(rngtrk_sample_spec, param_a);
+    if (c->struct_size < header)
+        fail(RNGTRK_E_INVALID_ARGUMENT,
+             "spec->struct_size " + std::to_string(c->struct_size) + " is too small (use rngtrk_sample_spec_init)");
+    s = defaults(c->layout, c->distribution, c->dtype);
+    std::memcpy(&s, c, c->struct_size < sizeof s ? c->struct_size : sizeof s);
+    check_kinds(static_cast<int>(s.layout), static_cast<int>(s.distribution), static_cast<int>(s.dtype),
+                for_dropout);
+
+    SampleSpec spec;
+    spec.layout = static_cast<Layout>(s.layout);
+    spec.dtype = static_cast<DType>(s.dtype);
+    switch (s.distribution) {
+        case RNGTRK_DIST_BITS: spec.dist = Dist::bits; break;
+        case RNGTRK_DIST_UNIFORM: spec.dist = Dist::uniform; break;
+        case RNGTRK_DIST_NORMAL: spec.dist = Dist::normal; break;
+        default: spec.dist = for_dropout ? Dist::dropout : Dist::bernoulli; break;
+    }
+    const double a = s.param_a, b = s.param_b;
+    if (!std::isfinite(a) || !std::isfinite(b)) fail(RNGTRK_E_INVALID_ARGUMENT, "parameters must be finite");
+    if (spec.dist == Dist::uniform) {
+        if (!(a <= b)) fail(RNGTRK_E_INVALID_ARGUMENT, "uniform needs low <= high");
+        spec.low64 = a, spec.high64 = b, spec.range64 = b - a;
+        spec.low32 = static_cast<float>(a), spec.high32 = static_cast<float>(b);
+        spec.range32 = spec.high32 - spec.low32;
+        if (!std::isfinite(spec.range32) && (spec.dtype != DType::f64))
+            fail(RNGTRK_E_INVALID_ARGUMENT, "high - low overflows float");
+        if (!std::isfinite(spec.range64)) fail(RNGTRK_E_INVALID_ARGUMENT, "high - low overflows double");
+        if (spec.dtype == DType::f16 || spec.dtype == DType::bf16) {
+            spec.low16 = to_16(spec.dtype, spec.low32);
+            spec.high16 = to_16(spec.dtype, spec.high32);
+        }
+    } else if (spec.dist == Dist::normal) {
+        if (!(b >= 0)) fail(RNGTRK_E_INVALID_ARGUMENT, "normal needs std >= 0");
+        spec.mean64 = a, spec.std64 = b;
+        spec.mean32 = static_cast<float>(a), spec.std32 = static_cast<float>(b);
+        if (spec.dtype == DType::f32 && (!std::isfinite(spec.mean32) || !std::isfinite(spec.std32)))
+            fail(RNGTRK_E_INVALID_ARGUMENT, "mean or std overflows float");
+    } else if (spec.dist == Dist::bernoulli || spec.dist == Dist::dropout) {
+        if (!(a >= 0 && a <= 1)) fail(RNGTRK_E_INVALID_ARGUMENT, "bernoulli needs 0 <= p <= 1");
+        spec.p32 = static_cast<float>(a);
+        spec.scale32 = 1.0f / spec.p32;  // inf for p = 0, never used: nothing is kept
+    }
+    spec.sm_count = s.sm_count;
+    spec.max_threads_per_sm = s.max_threads_per_sm;
+    spec.numel = s.numel;
+    if (spec.layout == Layout::eager_cuda) {
+        if (spec.sm_count == 0) fail(RNGTRK_E_INVALID_ARGUMENT, "sm_count must be at least 1");
+        if (spec.max_threads_per_sm < 256)
+            fail(RNGTRK_E_INVALID_ARGUMENT, "max_threads_per_sm must be at least 256");
+    }
+    return spec;
+}
+
+EagerLaunch eager_launch(const SampleSpec &spec, uint64_t numel) {
+    const uint64_t blocks_needed = numel / 256 + (numel % 256 != 0);
+    const uint64_t cap = uint64_t{spec.sm_count} * (spec.max_threads_per_sm / 256);
+    const uint64_t grid = blocks_needed < cap ? blocks_needed : cap;
+    return EagerLaunch{256 * (grid == 0 ? 1 : grid), uint64_t{elements_per_block(spec)}};
+}
+
+uint64_t offset_increment(const SampleSpec &spec, uint64_t numel) {
+    const uint64_t e = elements_per_block(spec);
+    uint64_t blocks = 0;
+    switch (spec.layout) {
+        case Layout::stateless: blocks = numel / e + (numel % e != 0); break;
+        case Layout::nvfuser: blocks = 1; break;
+        case Layout::eager_cuda: {
+            if (numel == 0) return 0;
+            const EagerLaunch launch = eager_launch(spec, numel);
+            blocks = (numel - 1) / (launch.threads * launch.unroll) + 1;
+            break;
+        }
+    }
+    if (blocks > UINT64_MAX / 4) fail(RNGTRK_E_OVERFLOW, "the draw consumes more than 2^64 offset units");
+    return blocks * 4;
+}
+
+}  // namespace rngtrk

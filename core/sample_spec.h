@@ -1,0 +1,58 @@
+// What to sample: the checked form of rngtrk_sample_spec, element sizes,
+// the torch-eager-cuda launch shape, and how far a draw moves the offset.
+// The formulas are in docs/streams.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "rngtrk.h"
+
+namespace rngtrk {
+
+enum class Layout { stateless, nvfuser, eager_cuda };
+enum class Dist { bits, uniform, normal, bernoulli, dropout };
+enum class DType { u8, u32, u64, f16, bf16, f32, f64 };
+
+struct SampleSpec {
+    Layout layout = Layout::stateless;
+    Dist dist = Dist::bits;
+    DType dtype = DType::u32;
+    // The parameters in the precision the elements are computed in.
+    float low32 = 0, range32 = 1, high32 = 1, mean32 = 0, std32 = 1, p32 = 0.5f, scale32 = 2;
+    double low64 = 0, range64 = 1, high64 = 1, mean64 = 0, std64 = 1;
+    uint16_t low16 = 0, high16 = 0;  // f16/bf16 bits of low and high (eager's bound test)
+    uint32_t sm_count = 132, max_threads_per_sm = 2048;
+    uint64_t numel = 0;  // eager range calls; 0 = first + count
+};
+
+// Bytes of one element of `dtype`.
+size_t element_bytes(DType dtype);
+
+// Elements one Philox block gives: 2 for 64-bit dtypes, else 4.  (For the
+// dropout and bernoulli kinds the data dtype does not matter: 4.)
+unsigned elements_per_block(const SampleSpec &spec);
+
+// Checks a C spec and converts it; `for_dropout` accepts BERNOULLI with
+// dtype F32 (the data type of rngtrk_dropout_f32) instead of U8.  Throws
+// Error(RNGTRK_E_INVALID_ARGUMENT) with the reason.
+SampleSpec checked_spec(const rngtrk_sample_spec *spec, bool for_dropout);
+
+// Fills `*out` with the defaults of (layout, distribution, dtype); throws
+// on a combination the library does not make.
+void init_spec(rngtrk_sample_spec *out, int layout, int distribution, int dtype);
+
+// torch-eager-cuda's launch for a tensor of `numel` elements: T threads
+// (256 per block, blocks capped at sm_count * max_threads_per_sm / 256) and
+// the unroll U (4, or 2 for 64-bit dtypes).
+struct EagerLaunch {
+    uint64_t threads;
+    uint64_t unroll;
+};
+EagerLaunch eager_launch(const SampleSpec &spec, uint64_t numel);
+
+// The offset a draw of a `numel`-element tensor consumes (multiple of 4).
+// Throws Error(RNGTRK_E_OVERFLOW) if it does not fit in 64 bits.
+uint64_t offset_increment(const SampleSpec &spec, uint64_t numel);
+
+}  // namespace rngtrk
