@@ -53,12 +53,15 @@ $(OBJDIR)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIB_CXXFLAGS) $(TARGET_FLAGS) -c $< -o $@
 
-# The sampling engines: -O3 lets GCC vectorise the element transforms; the
-# SIMD builds get their target flags and run only where cpuid allows.  The
-# rest of the library stays baseline x86-64.
-$(OBJDIR)/core/sample_scalar.o: TARGET_FLAGS := -O3
-$(OBJDIR)/core/sample_avx2.o: TARGET_FLAGS := -O3 -mavx2
-$(OBJDIR)/core/sample_avx512.o: TARGET_FLAGS := -O3 -mavx512f -mavx512bw -mavx512dq -mavx512vl \
+# The sampling engines: -O3 lets GCC vectorise the element transforms, and
+# -fno-trapping-math lets it evaluate both arms of a select (it changes no
+# result, only whether FP exception flags may be raised).  The SIMD builds
+# get their target flags and run only where cpuid allows; the rest of the
+# library stays baseline x86-64.
+ENGINE_FLAGS := -O3 -fno-trapping-math
+$(OBJDIR)/core/sample_scalar.o: TARGET_FLAGS := $(ENGINE_FLAGS)
+$(OBJDIR)/core/sample_avx2.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx2
+$(OBJDIR)/core/sample_avx512.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx512f -mavx512bw -mavx512dq -mavx512vl \
     -Wno-maybe-uninitialized  # GCC 12 misreads _mm512_undefined in its own headers
 
 $(SHARED_LIB): $(LIB_OBJECTS) c_api/exports.map

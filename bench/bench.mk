@@ -6,11 +6,21 @@ $(BENCH): bench/bench_rngtrk.cpp c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Ic_api -o $@ $< -L$(BUILD) -lrngtrk \
 	    -Wl,-rpath,'$$ORIGIN/..' -lbenchmark -pthread
 
+# The sampling cases run once per CPU path this machine has (RNGTRK_CPU),
+# each run with its own Random123 reference; ratios.py prints the
+# "bench <case> <GB/s> vs random123_scalar <GB/s> ratio <r>" lines.
+BENCH_PATHS ?= scalar avx2 avx512
+
 .PHONY: bench
 bench: $(BENCH)
-	$(BENCH) --benchmark_out=$(BUILD)/bench/results.json --benchmark_out_format=json \
-	    --benchmark_min_time=0.5 $(BENCH_ARGS)
-	python3 bench/ratios.py $(BUILD)/bench/results.json
+	$(BENCH) --benchmark_filter='^BM_(rngtrk|reference)' --benchmark_out=$(BUILD)/bench/results.json \
+	    --benchmark_out_format=json --benchmark_min_time=0.5 $(BENCH_ARGS)
+	for p in $(BENCH_PATHS); do \
+	    RNGTRK_CPU=$$p $(BENCH) --benchmark_filter='^BM_(sample|reference_random123)' \
+	        --benchmark_out=$(BUILD)/bench/sample_$$p.json --benchmark_out_format=json \
+	        --benchmark_min_time=0.5 $(BENCH_ARGS) >/dev/null || exit 1; \
+	done
+	python3 bench/ratios.py $(BUILD)/bench/results.json $(foreach p,$(BENCH_PATHS),$(BUILD)/bench/sample_$(p).json)
 
 # `make bench-python`: the Python binding's per-call costs next to a
 # pure-Python tracker and numpy's Philox, measured in the same run.

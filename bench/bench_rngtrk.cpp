@@ -116,7 +116,48 @@ void BM_reference_random123_loop(benchmark::State &st) {
     }
     st.SetBytesProcessed(st.iterations() * st.range(0) * 4);
 }
-BENCHMARK(BM_reference_random123_loop)->Arg(kSmall)->Arg(kLarge);
+BENCHMARK(BM_reference_random123_loop)->Arg(kSmall)->Arg(1 << 18)->Arg(kLarge);
+
+// ---- sampling (rngtrk_sample): one line per case in ratios.py ----------------
+// The CPU path is the library's choice, or RNGTRK_CPU (make bench runs this
+// binary once per path).  Arg = number of elements.
+
+void run_sample(benchmark::State &st, rngtrk_layout layout, rngtrk_distribution dist, rngtrk_dtype dtype,
+                size_t element_bytes) {
+    rngtrk_sample_spec spec;
+    rngtrk_sample_spec_init(&spec, layout, dist, dtype);
+    std::vector<unsigned char> out(static_cast<size_t>(st.range(0)) * element_bytes);
+    const rngtrk_philox_state s{42, 0};
+    for (auto _ : st) {
+        if (rngtrk_sample(&s, &spec, 0, static_cast<uint64_t>(st.range(0)), out.data(), out.size()) != RNGTRK_OK)
+            st.SkipWithError(rngtrk_last_error());
+        benchmark::DoNotOptimize(out.data());
+    }
+    st.SetBytesProcessed(st.iterations() * static_cast<int64_t>(out.size()));
+    st.SetLabel(rngtrk_cpu_path());
+}
+
+void BM_sample_u32_stateless(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32, 4);
+}
+void BM_sample_uniform_f32_stateless(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, 4);
+}
+void BM_sample_uniform_f32_nvfuser(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_NVFUSER, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, 4);
+}
+void BM_sample_normal_f32_stateless(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, 4);
+}
+void BM_sample_bernoulli_mask_stateless(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, 1);
+}
+constexpr int64_t kCached = 1 << 18;  // 1 MiB of 32-bit elements: in L2, compute-bound
+BENCHMARK(BM_sample_u32_stateless)->Arg(kCached)->Arg(kLarge);
+BENCHMARK(BM_sample_uniform_f32_stateless)->Arg(kCached)->Arg(kLarge);
+BENCHMARK(BM_sample_uniform_f32_nvfuser)->Arg(kCached)->Arg(kLarge);
+BENCHMARK(BM_sample_normal_f32_stateless)->Arg(kCached)->Arg(kLarge);
+BENCHMARK(BM_sample_bernoulli_mask_stateless)->Arg(kCached)->Arg(kLarge);
 
 void BM_reference_memset(benchmark::State &st) {
     std::vector<uint32_t> out(static_cast<size_t>(st.range(0)));

@@ -14,7 +14,39 @@ PAIRS = [
 ]
 
 
-def main(path):
+# Sampling cases: benchmark name -> (case, bytes per element).  The ratio is
+# elements per second over Random123's 32-bit words per second in the same
+# run (for 4-byte elements that is the ratio of the GB/s).
+SAMPLE_CASES = {
+    "BM_sample_u32_stateless": ("u32_stateless", 4),
+    "BM_sample_uniform_f32_stateless": ("uniform_f32_stateless", 4),
+    "BM_sample_uniform_f32_nvfuser": ("uniform_f32_nvfuser", 4),
+    "BM_sample_normal_f32_stateless": ("normal_f32_stateless", 4),
+    "BM_sample_bernoulli_mask_stateless": ("bernoulli_mask_u8_stateless", 1),
+}
+SIZES = {"262144": "1MiB", "16777216": "64MiB"}
+
+
+def sample_lines(path):
+    """One line per case of a per-path run of the benchmark binary."""
+    with open(path) as f:
+        runs = {b["name"]: b for b in json.load(f)["benchmarks"]}
+    for name, run in sorted(runs.items()):
+        base, _, size = name.partition("/")
+        if base not in SAMPLE_CASES or size not in SIZES:
+            continue
+        ref = runs.get("BM_reference_random123_loop/" + size)
+        if ref is None:
+            continue
+        case, width = SAMPLE_CASES[base]
+        ours = run["bytes_per_second"]
+        theirs = ref["bytes_per_second"]
+        ratio = (ours / width) / (theirs / 4)
+        print("bench %s[%s,%s] %.2f GB/s vs random123_scalar %.2f GB/s ratio %.2f" % (
+            case, run.get("label", "?"), SIZES[size], ours / 1e9, theirs / 1e9, ratio))
+
+
+def main(path, *sample_paths):
     with open(path) as f:
         runs = {b["name"]: b for b in json.load(f)["benchmarks"]}
     for name, b in sorted(runs.items()):
@@ -29,5 +61,10 @@ def main(path):
             print("%-72s %.2fx" % (label, ratio))
 
 
+    print()
+    for sample_path in sample_paths:
+        sample_lines(sample_path)
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(*sys.argv[1:])

@@ -11,6 +11,14 @@
 #pragma once
 
 #include <cstdint>
+
+// Full unrolling of the short fixed loops below keeps them free of branches,
+// so the compiler can vectorise whole Box-Muller transforms.
+#if defined(__GNUC__) && !defined(__clang__)
+#define RNGTRK_UNROLL _Pragma("GCC unroll 32")
+#else
+#define RNGTRK_UNROLL
+#endif
 #include <cstring>
 
 namespace rngtrk {
@@ -125,10 +133,12 @@ inline F ln(F x) {
     const F d = static_cast<F>(2) + f;  // in [1.707, 2.415)
     // 1/d: the chord of 1/d over the range, then quadratic Newton steps.
     F y = static_cast<F>(0.5858) - static_cast<F>(0.2427) * (d - static_cast<F>(1.7071));
+    RNGTRK_UNROLL
     for (int i = 0; i < T::kRecipSteps; ++i) y = y * (static_cast<F>(2) - d * y);
     const F s = f * y;
     const F s2 = s * s;
     F series = static_cast<F>(kOddReciprocal[T::kLogTerms - 1]);
+    RNGTRK_UNROLL
     for (int i = T::kLogTerms - 2; i >= 0; --i) series = static_cast<F>(kOddReciprocal[i]) + s2 * series;
     const F ln_m = (s + s) + (s + s) * (s2 * series);
     const F ef = static_cast<F>(e);
@@ -142,6 +152,7 @@ inline F sqrt(F x) {
     using T = Traits<F>;
     F y = T::from(T::kRsqrtMagic - (bits(x) >> 1));
     const F half_x = static_cast<F>(0.5) * x;
+    RNGTRK_UNROLL
     for (int i = 0; i < T::kRsqrtSteps; ++i) y = y * (static_cast<F>(1.5) - half_x * y * y);
     const F s = x * y;
     return s + (x - s * s) * (static_cast<F>(0.5) * y);
@@ -163,12 +174,14 @@ inline void sincos_2pi(F v, F *sin_out, F *cos_out) {
     const F x2 = x * x;
     // sin x = x (1 - x^2/3! + x^4/5! - ...), cos x = 1 - x^2/2! + ..., by Horner.
     F sp = static_cast<F>(0);
+    RNGTRK_UNROLL
     for (int k = T::kSinTerms; k >= 0; --k) {
         const F c = static_cast<F>(kInvFactorial[2 * k + 1]);
         sp = (k % 2 == 0 ? c : -c) + x2 * sp;
     }
     sp = x * sp;
     F cp = static_cast<F>(0);
+    RNGTRK_UNROLL
     for (int k = T::kCosTerms; k >= 0; --k) {
         const F c = static_cast<F>(kInvFactorial[2 * k]);
         cp = (k % 2 == 0 ? c : -c) + x2 * cp;

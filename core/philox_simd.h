@@ -22,6 +22,7 @@ struct Avx2 {
     static V load(const uint32_t *p) { return _mm256_loadu_si256(reinterpret_cast<const V *>(p)); }
     static V set1(uint32_t x) { return _mm256_set1_epi32(static_cast<int>(x)); }
     static V add(V a, V b) { return _mm256_add_epi32(a, b); }
+    static V iota() { return _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7); }
     static V xor3(V a, V b, V c) { return _mm256_xor_si256(_mm256_xor_si256(a, b), c); }
     // hi and lo halves of the 64-bit products a * m, lane by lane.
     static void mulhilo(V a, V m, V *hi, V *lo) {
@@ -52,6 +53,7 @@ struct Avx512 {
     static V load(const uint32_t *p) { return _mm512_loadu_si512(p); }
     static V set1(uint32_t x) { return _mm512_set1_epi32(static_cast<int>(x)); }
     static V add(V a, V b) { return _mm512_add_epi32(a, b); }
+    static V iota() { return _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15); }
     static V xor3(V a, V b, V c) { return _mm512_ternarylogic_epi32(a, b, c, 0x96); }
     static void mulhilo(V a, V m, V *hi, V *lo) {
         const V even = _mm512_mul_epu32(a, m);
@@ -75,20 +77,27 @@ struct Avx512 {
 };
 #endif
 
-// Philox4x32-10 of 2 * Isa::kLanes blocks at once (two independent vector
-// chains hide the multiply latency); the tail falls back to the scalar round.
+// Philox4x32-10 of the n blocks whose counters are `start` with word
+// `inc_word` (0 or 2) increased by 0, 1, ..., n - 1 (the caller guarantees
+// that this word does not wrap), written block by block to `words`.  Two
+// independent vector chains of Isa::kLanes blocks hide the multiply
+// latency; the tail uses the scalar round.
 template <class Isa>
-void philox_batch(const uint32_t *c0, const uint32_t *c1, const uint32_t *c2, const uint32_t *c3, size_t n,
-                  uint32_t k0, uint32_t k1, uint32_t *words) {
+void philox_batch_seq(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1,
+                      uint32_t *words) {
     using V = typename Isa::V;
     using namespace philox_detail;
     constexpr size_t L = Isa::kLanes;
     const V m0 = Isa::set1(kMul0), m1 = Isa::set1(kMul1);
+    const V iota = Isa::iota();
     size_t i = 0;
     for (; i + 2 * L <= n; i += 2 * L) {
-        V a0 = Isa::load(c0 + i), a1 = Isa::load(c1 + i), a2 = Isa::load(c2 + i), a3 = Isa::load(c3 + i);
-        V b0 = Isa::load(c0 + i + L), b1 = Isa::load(c1 + i + L), b2 = Isa::load(c2 + i + L),
-          b3 = Isa::load(c3 + i + L);
+        const V base = Isa::add(Isa::set1(start[inc_word] + static_cast<uint32_t>(i)), iota);
+        const V next = Isa::add(base, Isa::set1(static_cast<uint32_t>(L)));
+        V a0 = Isa::set1(start[0]), a1 = Isa::set1(start[1]), a2 = Isa::set1(start[2]), a3 = Isa::set1(start[3]);
+        V b0 = a0, b1 = a1, b2 = a2, b3 = a3;
+        if (inc_word == 0) a0 = base, b0 = next;
+        else a2 = base, b2 = next;
         uint32_t key0 = k0, key1 = k1;
         for (int r = 0; r < kRounds; ++r) {
             const V kk0 = Isa::set1(key0), kk1 = Isa::set1(key1);
@@ -105,7 +114,9 @@ void philox_batch(const uint32_t *c0, const uint32_t *c1, const uint32_t *c2, co
         Isa::store_aos(words + 4 * (i + L), b0, b1, b2, b3);
     }
     for (; i < n; ++i) {
-        const PhiloxBlock b = philox4x32_10(c0[i], c1[i], c2[i], c3[i], k0, k1);
+        uint32_t c[4] = {start[0], start[1], start[2], start[3]};
+        c[inc_word] += static_cast<uint32_t>(i);
+        const PhiloxBlock b = philox4x32_10(c[0], c[1], c[2], c[3], k0, k1);
         for (int j = 0; j < 4; ++j) words[4 * i + j] = b.w[j];
     }
 }

@@ -5,9 +5,9 @@
 namespace rngtrk {
 namespace engine_avx512 {
 namespace {
-void philox_batch(const uint32_t *c0, const uint32_t *c1, const uint32_t *c2, const uint32_t *c3, size_t n,
-                  uint32_t k0, uint32_t k1, uint32_t *words) {
-    simd::philox_batch<simd::Avx512>(c0, c1, c2, c3, n, k0, k1, words);
+void philox_batch_seq(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1,
+                      uint32_t *words) {
+    simd::philox_batch_seq<simd::Avx512>(start, inc_word, n, k0, k1, words);
 }
 }  // namespace
 }  // namespace engine_avx512

@@ -8,10 +8,12 @@ namespace rngtrk {
 namespace engine_scalar {
 namespace {
 
-void philox_batch(const uint32_t *c0, const uint32_t *c1, const uint32_t *c2, const uint32_t *c3, size_t n,
-                  uint32_t k0, uint32_t k1, uint32_t *words) {
+void philox_batch_seq(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1,
+                      uint32_t *words) {
     for (size_t i = 0; i < n; ++i) {
-        const PhiloxBlock b = philox4x32_10(c0[i], c1[i], c2[i], c3[i], k0, k1);
+        uint32_t c[4] = {start[0], start[1], start[2], start[3]};
+        c[inc_word] += static_cast<uint32_t>(i);
+        const PhiloxBlock b = philox4x32_10(c[0], c[1], c[2], c[3], k0, k1);
         for (int j = 0; j < 4; ++j) words[4 * i + j] = b.w[j];
     }
 }

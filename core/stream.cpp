@@ -5,7 +5,7 @@
 #include <string>
 
 #include "error.h"
-#include "philox.h"
+#include "sample_engines.h"
 
 namespace rngtrk {
 
@@ -24,46 +24,26 @@ void check_stream_request(const PhiloxState &state, uint64_t first, uint64_t cou
 
 namespace {
 
-// Walks the blocks covering [first, first + count) and hands each word to
-// `put(index_in_out, word)`.  Whole blocks go through the unrolled middle
-// loop; only the first and last block can be partial.
-template <class Put>
-void for_each_word(const PhiloxState &state, uint64_t first, uint64_t count, Put put) {
-    // Counts what is left rather than comparing with first + count, which
-    // is 2^64 (0 in uint64_t) for a request that ends at the last index.
-    const uint64_t base = state.offset / kWordsPerBlock;
-    uint64_t block = base + first / 4;
-    unsigned word = static_cast<unsigned>(first % 4);
-    uint64_t k = 0;
-    // Leading partial block.
-    if (word != 0 && count != 0) {
-        const PhiloxBlock b = philox_stream_block(state.seed, block++);
-        for (; word < 4 && k < count; ++word) put(k++, b.w[word]);
-    }
-    // Whole blocks.
-    for (; count - k >= 4; k += 4) {
-        const PhiloxBlock b = philox_stream_block(state.seed, block++);
-        put(k, b.w[0]);
-        put(k + 1, b.w[1]);
-        put(k + 2, b.w[2]);
-        put(k + 3, b.w[3]);
-    }
-    // Trailing partial block.
-    if (k < count) {
-        const PhiloxBlock b = philox_stream_block(state.seed, block);
-        for (unsigned i = 0; k < count; ++i) put(k++, b.w[i]);
-    }
+SampleSpec stateless(Dist dist, DType dtype) {
+    SampleSpec spec;
+    spec.layout = Layout::stateless;
+    spec.dist = dist;
+    spec.dtype = dtype;
+    return spec;  // uniform defaults: [0, 1)
 }
 
 }  // namespace
 
+// The stream is the stateless layout's u32 bits and f32 uniforms: the
+// sampling engine (SIMD where the CPU has it) makes them.
 void stream_u32(const PhiloxState &state, uint64_t first, uint64_t count, uint32_t *out) {
-    for_each_word(state, first, count, [out](uint64_t k, uint32_t w) { out[k] = w; });
+    static const SampleSpec spec = stateless(Dist::bits, DType::u32);
+    cpu_path().generate(spec, state, 0, first, count, out);
 }
 
 void stream_uniform_f32(const PhiloxState &state, uint64_t first, uint64_t count, float *out) {
-    for_each_word(state, first, count,
-                  [out](uint64_t k, uint32_t w) { out[k] = uniform_f32_from_word(w); });
+    static const SampleSpec spec = stateless(Dist::uniform, DType::f32);
+    cpu_path().generate(spec, state, 0, first, count, out);
 }
 
 }  // namespace rngtrk

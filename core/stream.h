@@ -19,10 +19,5 @@ void check_stream_request(const PhiloxState &state, uint64_t first, uint64_t cou
 void stream_u32(const PhiloxState &state, uint64_t first, uint64_t count, uint32_t *out);
 void stream_uniform_f32(const PhiloxState &state, uint64_t first, uint64_t count, float *out);
 
-// (w & 0xFFFFFF) * 2^-24: the 24 low bits fill a float mantissa exactly, so
-// the result is the same on every platform and lies in [0, 1).
-inline float uniform_f32_from_word(uint32_t w) {
-    return static_cast<float>(w & 0xFFFFFFu) * (1.0f / 16777216.0f);
-}
 
 }  // namespace rngtrk
