@@ -87,7 +87,7 @@ $(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h
 
 # The rngtrk command uses only the public C API, linked to the shared object.
 $(CLI): tools/rngtrk_cli.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
-	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ tools/rngtrk_cli.c \
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ tools/rngtrk_cli.c -lm \
 	    -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
 
 install: lib $(CLI)
@@ -99,7 +99,7 @@ install: lib $(CLI)
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	$(call make_pc,$(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc)
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc
-	$(CC) -std=c99 -O2 -Ic_api -o $(DESTDIR)$(BINDIR)/rngtrk tools/rngtrk_cli.c \
+	$(CC) -std=c99 -O2 -Ic_api -o $(DESTDIR)$(BINDIR)/rngtrk tools/rngtrk_cli.c -lm \
 	    -L$(BUILD) -lrngtrk -Wl,-rpath,$(LIBDIR)
 
 uninstall:

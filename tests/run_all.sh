@@ -29,7 +29,7 @@ gtest() {
 pytest_suite() {
     name=$1; shift
     echo "== $name"
-    "$python" -m pytest -p no:cacheprovider -q -rs "$@" >"$log" 2>&1
+    "$python" -m pytest -p no:cacheprovider -q -rfEs "$@" >"$log" 2>&1
     code=$?
     grep -E '^(FAILED|ERROR|SKIPPED)' "$log" | head -40
     summary=" $(tail -1 "$log")"
@@ -83,10 +83,17 @@ check "header alone, C++17 -pedantic -Werror" $cxx -std=c++17 -Wall -Wextra -ped
     -x c++ -I"$top/c_api" "$top/tests/c/header_alone.c"
 gtest "core tests (Random123 oracle, CRC-32, names)" "$build/tests/core_tests"
 gtest "C API tests (vectors, stream, tracker, checkpoints, cuRAND oracle)" "$build/tests/api_tests"
+# The sampling tests again on each forced CPU path (the default run above
+# used the best path this CPU has); a path the CPU lacks falls back.
+for path in scalar avx2 avx512; do
+    gtest "C API sampling tests, RNGTRK_CPU=$path" env RNGTRK_CPU=$path "$build/tests/api_tests" \
+        --gtest_filter='Sample*:Stream*:SharedVectors*:CurandOracle.SampleLayouts*'
+done
 check "exports" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/rngtrk.h"
 check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")"
 check "install + pkg-config consumer" "$top/tests/install_test.sh"
 check "rngtrk command" "$top/tests/cli_test.sh" "$build/rngtrk" "$top/tests/vectors"
+check "rngtrk sample: the shared sample vectors" "$top/tests/cli_sample_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "README example" "$top/tests/readme_example_test.sh"
 demo_dir=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$demo_dir"' EXIT

@@ -2,6 +2,7 @@
  * rngtrk — the command-line tool.  Uses only the public C API.
  *
  *   rngtrk inspect FILE   print a checkpoint as one line of canonical JSON
+ *   rngtrk sample ...     print sampled values, one per line (see usage())
  *   rngtrk version        print the library's version
  *
  * Canonical JSON is what Python's json.dumps(obj, ensure_ascii=False) gives:
@@ -11,6 +12,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,12 @@
 static int usage(FILE *to) {
     fprintf(to,
             "usage: rngtrk inspect FILE   print a checkpoint as canonical JSON\n"
+            "       rngtrk sample --layout stateless|nvfuser|torch-eager-cuda\n"
+            "                     --dist bits|uniform|normal|bernoulli --dtype u8|u32|u64|f16|bf16|f32|f64\n"
+            "                     --seed S --offset O [--first F] --count N\n"
+            "                     [--low A --high B | --mean M --std S | --p P]\n"
+            "                     [--sm-count C --max-threads-per-sm K] [--numel N] [--bits]\n"
+            "                     print one value per line (--bits: raw bits in hex)\n"
             "       rngtrk version        print the library version\n");
     return to == stderr ? 2 : 0;
 }
@@ -146,6 +154,144 @@ static int inspect(const char *path) {
     return ferror(stdout) ? 1 : 0;
 }
 
+
+/* ---- rngtrk sample ------------------------------------------------------- */
+
+static int lookup(const char *value, const char *const *names, int n) {
+    for (int i = 0; i < n; ++i)
+        if (strcmp(value, names[i]) == 0) return i;
+    return -1;
+}
+
+static int parse_u64(const char *text, uint64_t *out) {
+    char *end = NULL;
+    if (text[0] < '0' || text[0] > '9') return -1;
+    errno = 0;
+    *out = strtoull(text, &end, 10);
+    return errno == 0 && *end == '\0' ? 0 : -1;
+}
+
+static int parse_double(const char *text, double *out) {
+    char *end = NULL;
+    errno = 0;
+    *out = strtod(text, &end);
+    return errno == 0 && end != text && *end == '\0' ? 0 : -1;
+}
+
+static int bad_option(const char *what, const char *value) {
+    fprintf(stderr, "rngtrk sample: %s%s%s\n", what, value ? ": " : "", value ? value : "");
+    return 2;
+}
+
+/* The f16 / bf16 bits as the float they denote (exact). */
+static float f16_value(uint16_t h) {
+    const int e = (h >> 10) & 0x1F, m = h & 0x3FF;
+    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 0x400), e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static float bf16_value(uint16_t h) {
+    const uint32_t bits = (uint32_t)h << 16;
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+static void print_value(const unsigned char *p, int dtype, int raw) {
+    uint64_t v = 0;
+    static const int widths[] = {1, 4, 8, 2, 2, 4, 8};
+    memcpy(&v, p, (size_t)widths[dtype]); /* little-endian host */
+    if (raw) {
+        printf("%0*" PRIx64 "\n", 2 * widths[dtype], v);
+        return;
+    }
+    switch (dtype) {
+        case RNGTRK_DTYPE_F16: printf("%.9g\n", (double)f16_value((uint16_t)v)); break;
+        case RNGTRK_DTYPE_BF16: printf("%.9g\n", (double)bf16_value((uint16_t)v)); break;
+        case RNGTRK_DTYPE_F32: {
+            float f;
+            memcpy(&f, p, 4);
+            printf("%.9g\n", (double)f);
+            break;
+        }
+        case RNGTRK_DTYPE_F64: {
+            double d;
+            memcpy(&d, p, 8);
+            printf("%.17g\n", d);
+            break;
+        }
+        default: printf("%" PRIu64 "\n", v);
+    }
+}
+
+static int sample(int argc, char **argv) {
+    static const char *const layouts[] = {"stateless", "nvfuser", "torch-eager-cuda"};
+    static const char *const dists[] = {"bits", "uniform", "normal", "bernoulli"};
+    static const char *const dtypes[] = {"u8", "u32", "u64", "f16", "bf16", "f32", "f64"};
+    int layout = -1, dist = -1, dtype = -1, raw = 0, have_seed = 0, have_offset = 0, have_count = 0;
+    uint64_t seed = 0, offset = 0, first = 0, count = 0, numel = 0, sm = 0, threads = 0;
+    double low = NAN, high = NAN, mean = NAN, sd = NAN, p = NAN;
+    for (int i = 0; i < argc; ++i) {
+        const char *opt = argv[i];
+        if (strcmp(opt, "--bits") == 0) {
+            raw = 1;
+            continue;
+        }
+        if (i + 1 >= argc) return bad_option("missing value after", opt);
+        const char *val = argv[++i];
+        int bad = 0;
+        if (strcmp(opt, "--layout") == 0) bad = (layout = lookup(val, layouts, 3)) < 0;
+        else if (strcmp(opt, "--dist") == 0) bad = (dist = lookup(val, dists, 4)) < 0;
+        else if (strcmp(opt, "--dtype") == 0) bad = (dtype = lookup(val, dtypes, 7)) < 0;
+        else if (strcmp(opt, "--seed") == 0) bad = parse_u64(val, &seed), have_seed = 1;
+        else if (strcmp(opt, "--offset") == 0) bad = parse_u64(val, &offset), have_offset = 1;
+        else if (strcmp(opt, "--first") == 0) bad = parse_u64(val, &first);
+        else if (strcmp(opt, "--count") == 0) bad = parse_u64(val, &count), have_count = 1;
+        else if (strcmp(opt, "--numel") == 0) bad = parse_u64(val, &numel);
+        else if (strcmp(opt, "--sm-count") == 0) bad = parse_u64(val, &sm) || sm == 0 || sm > UINT32_MAX;
+        else if (strcmp(opt, "--max-threads-per-sm") == 0)
+            bad = parse_u64(val, &threads) || threads == 0 || threads > UINT32_MAX;
+        else if (strcmp(opt, "--low") == 0) bad = parse_double(val, &low);
+        else if (strcmp(opt, "--high") == 0) bad = parse_double(val, &high);
+        else if (strcmp(opt, "--mean") == 0) bad = parse_double(val, &mean);
+        else if (strcmp(opt, "--std") == 0) bad = parse_double(val, &sd);
+        else if (strcmp(opt, "--p") == 0) bad = parse_double(val, &p);
+        else return bad_option("unknown option", opt);
+        if (bad) return bad_option(opt + 2, val);
+    }
+    if (layout < 0 || dist < 0 || dtype < 0 || !have_seed || !have_offset || !have_count)
+        return bad_option("--layout, --dist, --dtype, --seed, --offset and --count are required", NULL);
+    rngtrk_sample_spec spec;
+    rngtrk_status st = rngtrk_sample_spec_init(&spec, (rngtrk_layout)layout, (rngtrk_distribution)dist,
+                                               (rngtrk_dtype)dtype);
+    if (st != RNGTRK_OK) return library_failure("sample", st);
+    if (dist == RNGTRK_DIST_UNIFORM) {
+        if (!isnan(low)) spec.param_a = low;
+        if (!isnan(high)) spec.param_b = high;
+    } else if (dist == RNGTRK_DIST_NORMAL) {
+        if (!isnan(mean)) spec.param_a = mean;
+        if (!isnan(sd)) spec.param_b = sd;
+    } else if (dist == RNGTRK_DIST_BERNOULLI && !isnan(p)) {
+        spec.param_a = p;
+    }
+    if (sm) spec.sm_count = (uint32_t)sm;
+    if (threads) spec.max_threads_per_sm = (uint32_t)threads;
+    spec.numel = numel;
+    static const size_t widths[] = {1, 4, 8, 2, 2, 4, 8};
+    if (count > SIZE_MAX / widths[dtype]) return bad_option("--count is too large", NULL);
+    unsigned char *out = malloc(count ? (size_t)count * widths[dtype] : 1);
+    if (out == NULL) return bad_option("out of memory", NULL);
+    const rngtrk_philox_state state = {seed, offset};
+    st = rngtrk_sample(&state, &spec, first, count, out, (size_t)count * widths[dtype]);
+    if (st != RNGTRK_OK) {
+        free(out);
+        return library_failure("sample", st);
+    }
+    for (uint64_t i = 0; i < count; ++i) print_value(out + i * widths[dtype], dtype, raw);
+    free(out);
+    return ferror(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 2 && strcmp(argv[1], "version") == 0) {
         printf("%s\n", rngtrk_version_string());
@@ -154,5 +300,6 @@ int main(int argc, char **argv) {
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
         return usage(stdout);
     if (argc == 3 && strcmp(argv[1], "inspect") == 0) return inspect(argv[2]);
+    if (argc >= 2 && strcmp(argv[1], "sample") == 0) return sample(argc - 2, argv + 2);
     return usage(stderr);
 }

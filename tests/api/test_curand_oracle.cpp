@@ -28,6 +28,7 @@ struct Curand {
     int (*set_offset)(curandGenerator_t, unsigned long long) = nullptr;
     int (*set_ordering)(curandGenerator_t, int) = nullptr;
     int (*generate)(curandGenerator_t, unsigned int *, size_t) = nullptr;
+    int (*generate_uniform)(curandGenerator_t, float *, size_t) = nullptr;
     int (*destroy)(curandGenerator_t) = nullptr;
     std::string why_missing;
 
@@ -46,6 +47,7 @@ struct Curand {
         bind(set_offset, "curandSetGeneratorOffset");
         bind(set_ordering, "curandSetGeneratorOrdering");
         bind(generate, "curandGenerate");
+        bind(generate_uniform, "curandGenerateUniform");
         bind(destroy, "curandDestroyGenerator");
     }
     template <class F>
@@ -68,6 +70,9 @@ struct Curand {
         return out;
     }
 };
+
+// curandGenerateUniform's host output, legacy ordering, like legacy().
+std::vector<float> legacy_uniform(uint64_t seed, uint64_t offset, size_t blocks);
 
 const Curand &curand() {
     static const Curand c;
@@ -119,5 +124,60 @@ TEST(CurandOracle, PhiloxAgreesOnEverySubsequence) {
                     << "seed " << seed << " block " << b << " subsequence " << sub;
             }
         }
+    }
+}
+
+namespace {
+
+std::vector<float> legacy_uniform(uint64_t seed, uint64_t offset, size_t blocks) {
+    const Curand &c = curand();
+    curandGenerator_t g = nullptr;
+    EXPECT_EQ(0, c.create_host(&g, kPhilox4x32_10));
+    EXPECT_EQ(0, c.set_seed(g, seed));
+    EXPECT_EQ(0, c.set_ordering(g, kOrderingLegacy));
+    EXPECT_EQ(0, c.set_offset(g, kSubsequences * offset));
+    std::vector<float> out(blocks * kSubsequences * 4);
+    EXPECT_EQ(0, c.generate_uniform(g, out.data(), out.size()));
+    c.destroy(g);
+    return out;
+}
+
+}  // namespace
+
+TEST(CurandOracle, SampleLayoutsAgreeWithTheHostGenerator) {
+    REQUIRE_CURAND();
+    // cuRAND's legacy order puts word i of Philox(counter = (offset/4 + k, t))
+    // at (k * 65536 + t) * 4 + i: the stateless layout is t = 0, and the
+    // torch-eager-cuda layout with T = 65536 threads (sm_count 32 x 2048) is
+    // element k*T*4 + i*T + t.
+    const uint64_t seed = 0x0123456789ABCDEFull, offset = 4096;
+    constexpr size_t kBlocks = 3;
+    const std::vector<uint32_t> words = curand().legacy(seed, offset, kBlocks);
+    const std::vector<float> uniforms = legacy_uniform(seed, offset, kBlocks);
+    const rngtrk_philox_state st{seed, offset};
+
+    rngtrk_sample_spec s;
+    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
+    std::vector<uint32_t> stateless(kBlocks * 4);
+    ASSERT_OK(rngtrk_sample(&st, &s, 0, stateless.size(), stateless.data(), stateless.size() * 4));
+    for (size_t k = 0; k < kBlocks; ++k)
+        for (size_t i = 0; i < 4; ++i) ASSERT_EQ(words[k * kSubsequences * 4 + i], stateless[k * 4 + i]);
+
+    constexpr uint64_t T = kSubsequences, n = T * 4 * kBlocks;
+    std::vector<uint32_t> eager(n);
+    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
+    s.sm_count = 32, s.max_threads_per_sm = 2048;
+    ASSERT_OK(rngtrk_sample(&st, &s, 0, n, eager.data(), n * 4));
+    std::vector<float> eager_uniform(n);
+    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
+    s.sm_count = 32, s.max_threads_per_sm = 2048;
+    ASSERT_OK(rngtrk_sample(&st, &s, 0, n, eager_uniform.data(), n * 4));
+    for (uint64_t e = 0; e < n; ++e) {
+        const uint64_t t = e % T, k = e / (T * 4), i = (e % (T * 4)) / T;
+        const size_t at = (k * kSubsequences + t) * 4 + i;
+        ASSERT_EQ(words[at], eager[e]) << "element " << e;
+        // curand_uniform is in (0, 1]; PyTorch maps 1.0 to 0.0.
+        const float expected = uniforms[at] == 1.0f ? 0.0f : uniforms[at];
+        ASSERT_EQ(expected, eager_uniform[e]) << "element " << e;
     }
 }

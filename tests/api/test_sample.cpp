@@ -552,3 +552,24 @@ TEST(Sample, CpuPathHonoursTheEnvironment) {
     }
     std::cout << "[ INFO     ] CPU path: " << path << (forced ? std::string(" (RNGTRK_CPU=") + forced + ")" : "") << "\n";
 }
+
+TEST(Sample, TorchEagerCudaReproducesPublishedTorchRandOutputs) {
+    // What torch.manual_seed(0); torch.rand(...) prints on NVIDIA GPUs (4
+    // decimals), as published in public code and docs.
+    rngtrk_sample_spec s = make_spec(RNGTRK_LAYOUT_TORCH_EAGER_CUDA, {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32});
+    const auto near4 = [](const std::vector<float> &got, const std::vector<double> &printed) {
+        ASSERT_EQ(printed.size(), got.size());
+        for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(printed[i], got[i], 0.00005) << "element " << i;
+    };
+    // torch.rand(8, device="cuda")
+    near4(sample_as<float>({0, 0}, s, 0, 8), {0.3990, 0.5167, 0.0249, 0.9401, 0.9459, 0.7967, 0.4150, 0.8203});
+    // torch.rand(3, 3) twice: the first call of 9 elements consumed offset 4.
+    uint64_t inc = 0;
+    ASSERT_OK(rngtrk_sample_offset_increment(&s, 9, &inc));
+    EXPECT_EQ(4u, inc);
+    near4(sample_as<float>({0, inc}, s, 0, 3), {0.9722, 0.7910, 0.4690});
+    // torch.rand(10000, 10000): the end of row 0 and the start of row 1
+    // (threads 9997..10002 of the first slab on any recent GPU).
+    s.numel = 100000000;
+    near4(sample_as<float>({0, 0}, s, 9997, 6), {0.9971, 0.8137, 0.0429, 0.1117, 0.5124, 0.6413});
+}
