@@ -23,6 +23,10 @@
 
 namespace rngtrk {
 namespace det {
+// Internal linkage on purpose: the sampling engines include this header in
+// files compiled for different CPUs (AVX2, AVX-512); each must keep its own
+// copy, never share one the linker picked from another target's file.
+namespace {
 
 inline uint32_t bits(float x) {
     uint32_t u;
@@ -241,5 +245,6 @@ inline uint16_t to_bf16_bits(float value) {
     return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);
 }
 
+}  // namespace
 }  // namespace det
 }  // namespace rngtrk

@@ -19,6 +19,11 @@ constexpr uint32_t kWeyl1 = 0xBB67AE85u;  // sqrt(3) - 1
 constexpr int kRounds = 10;
 }  // namespace philox_detail
 
+// Internal linkage on purpose: files compiled for AVX2 and AVX-512 include
+// this too, and an out-of-line copy from one of them must never be what a
+// baseline file calls.
+namespace {
+
 // out = Philox4x32-10(counter c0..c3, key k0, k1).
 inline PhiloxBlock philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0,
                                  uint32_t k1) {
@@ -54,4 +59,5 @@ inline PhiloxBlock philox_stream_block(uint64_t seed, uint64_t block) {
                          static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
 }
 
+}  // namespace
 }  // namespace rngtrk
