@@ -30,7 +30,7 @@ OPTFLAGS ?= -O2 -g
 WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wpedantic
 # -ffp-contract=off: no fused multiply-add behind our back, so the scalar,
 # SIMD and CUDA paths round every float operation alike (core/det_math.h).
-LIB_CXXFLAGS := -std=c++17 $(OPTFLAGS) $(WARNINGS) -ffp-contract=off -fPIC -fvisibility=hidden \
+LIB_CXXFLAGS := -std=c++17 $(OPTFLAGS) $(WARNINGS) -ffp-contract=off -pthread -fPIC -fvisibility=hidden \
                 -fvisibility-inlines-hidden -Ic_api -Icore -MMD -MP $(CXXFLAGS)
 
 BUILD  := build
@@ -66,7 +66,7 @@ $(OBJDIR)/core/sample_avx512.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx512f -mavx5
 
 $(SHARED_LIB): $(LIB_OBJECTS) c_api/exports.map
 	$(CXX) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=c_api/exports.map \
-	    -Wl,--no-undefined -o $@ $(LIB_OBJECTS) $(LDFLAGS)
+	    -Wl,--no-undefined -o $@ $(LIB_OBJECTS) -pthread $(LDFLAGS)
 
 $(BUILD)/$(SONAME) $(BUILD)/librngtrk.so: $(SHARED_LIB)
 	ln -sf $(notdir $(SHARED_LIB)) $@

@@ -123,9 +123,10 @@ BENCHMARK(BM_reference_random123_loop)->Arg(kSmall)->Arg(1 << 18)->Arg(kLarge);
 // binary once per path).  Arg = number of elements.
 
 void run_sample(benchmark::State &st, rngtrk_layout layout, rngtrk_distribution dist, rngtrk_dtype dtype,
-                size_t element_bytes) {
+                size_t element_bytes, uint32_t threads = 1) {
     rngtrk_sample_spec spec;
     rngtrk_sample_spec_init(&spec, layout, dist, dtype);
+    spec.threads = threads;
     std::vector<unsigned char> out(static_cast<size_t>(st.range(0)) * element_bytes);
     const rngtrk_philox_state s{42, 0};
     for (auto _ : st) {
@@ -152,12 +153,25 @@ void BM_sample_normal_f32_stateless(benchmark::State &st) {
 void BM_sample_bernoulli_mask_stateless(benchmark::State &st) {
     run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, 1);
 }
+// The 2-thread option, for large buffers (reported separately).
+void BM_sample_u32_stateless_2threads(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32, 4, 2);
+}
+void BM_sample_uniform_f32_stateless_2threads(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, 4, 2);
+}
+void BM_sample_normal_f32_stateless_2threads(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, 4, 2);
+}
 constexpr int64_t kCached = 1 << 18;  // 1 MiB of 32-bit elements: in L2, compute-bound
 BENCHMARK(BM_sample_u32_stateless)->Arg(kCached)->Arg(kLarge);
 BENCHMARK(BM_sample_uniform_f32_stateless)->Arg(kCached)->Arg(kLarge);
 BENCHMARK(BM_sample_uniform_f32_nvfuser)->Arg(kCached)->Arg(kLarge);
 BENCHMARK(BM_sample_normal_f32_stateless)->Arg(kCached)->Arg(kLarge);
 BENCHMARK(BM_sample_bernoulli_mask_stateless)->Arg(kCached)->Arg(kLarge);
+BENCHMARK(BM_sample_u32_stateless_2threads)->Arg(kLarge)->UseRealTime();
+BENCHMARK(BM_sample_uniform_f32_stateless_2threads)->Arg(kLarge)->UseRealTime();
+BENCHMARK(BM_sample_normal_f32_stateless_2threads)->Arg(kLarge)->UseRealTime();
 
 void BM_reference_memset(benchmark::State &st) {
     std::vector<uint32_t> out(static_cast<size_t>(st.range(0)));

@@ -23,6 +23,9 @@ SAMPLE_CASES = {
     "BM_sample_uniform_f32_nvfuser": ("uniform_f32_nvfuser", 4),
     "BM_sample_normal_f32_stateless": ("normal_f32_stateless", 4),
     "BM_sample_bernoulli_mask_stateless": ("bernoulli_mask_u8_stateless", 1),
+    "BM_sample_u32_stateless_2threads": ("u32_stateless_2threads", 4),
+    "BM_sample_uniform_f32_stateless_2threads": ("uniform_f32_stateless_2threads", 4),
+    "BM_sample_normal_f32_stateless_2threads": ("normal_f32_stateless_2threads", 4),
 }
 SIZES = {"262144": "1MiB", "16777216": "64MiB"}
 
@@ -33,6 +36,7 @@ def sample_lines(path):
         runs = {b["name"]: b for b in json.load(f)["benchmarks"]}
     for name, run in sorted(runs.items()):
         base, _, size = name.partition("/")
+        size = size.split("/")[0]  # drop "/real_time"
         if base not in SAMPLE_CASES or size not in SIZES:
             continue
         ref = runs.get("BM_reference_random123_loop/" + size)

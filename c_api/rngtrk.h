@@ -201,10 +201,14 @@ typedef struct rngtrk_sample_spec {
     uint32_t max_threads_per_sm; /* torch-eager-cuda: threads per multiprocessor (2048) */
     uint64_t numel;              /* torch-eager-cuda range calls: elements of the whole
                                     tensor, which sets the launch; 0 means first + count */
+    uint32_t threads;            /* CPU threads one call may use (1, the default: only the
+                                    caller's); calls of at least 2^20 elements are split into
+                                    this many parts (at most 64), with the same bits */
+    uint32_t reserved;           /* 0 */
 } rngtrk_sample_spec;
 
 /* Fills `*spec` with struct_size, the given kinds and the defaults shown
- * above.  Returns RNGTRK_OK, or RNGTRK_E_INVALID_ARGUMENT (NULL, unknown
+ * above (threads = 1).  Returns RNGTRK_OK, or RNGTRK_E_INVALID_ARGUMENT (NULL, unknown
  * value, or a dtype the distribution does not make: BITS takes U32/U64,
  * UNIFORM F32/F64/F16/BF16, NORMAL F32/F64, BERNOULLI U8). */
 RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, rngtrk_layout layout,

@@ -2,6 +2,9 @@
 
 #include <limits>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "error.h"
 #include "sample_engines.h"
@@ -21,6 +24,48 @@ void check_capacity(uint64_t count, size_t element, void *out, size_t capacity) 
     if (count * element > capacity)
         fail(RNGTRK_E_BUFFER_TOO_SMALL, "out holds " + std::to_string(capacity) + " bytes; " +
                                             std::to_string(count * element) + " are needed");
+}
+
+// Calls below this many elements stay on the caller's thread: starting a
+// thread costs tens of microseconds.
+constexpr uint64_t kParallelMinimum = uint64_t{1} << 20;
+
+// Runs part(i) for i in [0, parts): part 0 on this thread, the others on
+// new threads.  A thread that cannot start runs its part here instead, so
+// the work is always done (the tracker calls rely on it: they have
+// advanced already).
+template <class Part>
+void run_parts(unsigned parts, const Part &part) {
+    std::vector<std::thread> threads;
+    std::vector<unsigned> inline_parts;
+    for (unsigned i = 1; i < parts; ++i) {
+        try {
+            threads.emplace_back(part, i);
+        } catch (const std::system_error &) {
+            inline_parts.push_back(i);
+        } catch (const std::bad_alloc &) {
+            inline_parts.push_back(i);
+        }
+    }
+    part(0u);
+    for (unsigned i : inline_parts) part(i);
+    for (std::thread &t : threads) t.join();
+}
+
+// [first, first + count) cut into `parts` pieces, each starting on a block
+// boundary (a multiple of 4 elements), so no Philox block is split.
+template <class Piece>
+void split_range(uint64_t first, uint64_t count, unsigned parts, const Piece &piece) {
+    run_parts(parts, [&](unsigned i) {
+        const uint64_t step = (count / parts + 3) / 4 * 4;
+        const uint64_t begin = step * i < count ? step * i : count;
+        const uint64_t end = i + 1 == parts || step * (i + 1) > count ? count : step * (i + 1);
+        if (begin < end) piece(first + begin, end - begin, begin);
+    });
+}
+
+unsigned parts_for(const SampleSpec &spec, uint64_t count) {
+    return count >= kParallelMinimum && spec.threads > 1 ? spec.threads : 1;
 }
 
 }  // namespace
@@ -45,7 +90,11 @@ RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first,
 }
 
 void run_range(const RangeRequest &r, const PhiloxState &state) {
-    cpu_path().generate(r.spec, state, r.numel, r.first, r.count, r.out);
+    const size_t eb = out_element_bytes(r.spec);
+    unsigned char *out = static_cast<unsigned char *>(r.out);
+    split_range(r.first, r.count, parts_for(r.spec, r.count), [&](uint64_t first, uint64_t count, uint64_t at) {
+        cpu_path().generate(r.spec, state, r.numel, first, count, out + at * eb);
+    });
 }
 
 SliceRequest check_slice(const SampleSpec &spec, size_t ndim, const uint64_t *global, const uint64_t *start,
@@ -77,28 +126,36 @@ void run_slice(const SliceRequest &r, const PhiloxState &state) {
     for (size_t d = 0; d < last; ++d) rows *= r.local[d];
     if (rows == 0 || r.local[last] == 0) return;
     const size_t eb = out_element_bytes(r.spec);
-    uint64_t index[kMaxSliceDims] = {};  // position within the box, last dim excluded
     unsigned char *out = static_cast<unsigned char *>(r.out);
-    for (uint64_t row = 0; row < rows; ++row) {
-        uint64_t g = 0;  // global row-major index of the row's first element
-        for (size_t d = 0; d < r.ndim; ++d) g = g * r.global[d] + r.start[d] + (d < last ? index[d] : 0);
-        cpu_path().generate(r.spec, state, r.numel, g, r.local[last], out + row * r.local[last] * eb);
-        for (size_t d = last; d-- > 0;) {  // next row: odometer over the leading dims
-            if (++index[d] < r.local[d]) break;
-            index[d] = 0;
+    // Rows [row0, row1) of the box, each a 1-D range of the whole tensor.
+    const auto rows_part = [&](uint64_t row0, uint64_t row1) {
+        uint64_t index[kMaxSliceDims] = {};  // position of row0 within the box, last dim excluded
+        for (uint64_t rem = row0, d = last; d-- > 0;) index[d] = rem % r.local[d], rem /= r.local[d];
+        for (uint64_t row = row0; row < row1; ++row) {
+            uint64_t g = 0;  // global row-major index of the row's first element
+            for (size_t d = 0; d < r.ndim; ++d) g = g * r.global[d] + r.start[d] + (d < last ? index[d] : 0);
+            cpu_path().generate(r.spec, state, r.numel, g, r.local[last], out + row * r.local[last] * eb);
+            for (size_t d = last; d-- > 0;) {  // next row: odometer over the leading dims
+                if (++index[d] < r.local[d]) break;
+                index[d] = 0;
+            }
         }
-    }
+    };
+    const unsigned parts = rows > 1 ? parts_for(r.spec, rows * r.local[last]) : 1;
+    run_parts(parts, [&](unsigned i) { rows_part(rows * i / parts, rows * (i + 1) / parts); });
 }
 
 void run_dropout(const RangeRequest &r, const PhiloxState &state, const float *in, float *out) {
-    constexpr uint64_t kChunk = 16384;
-    unsigned char mask[kChunk];
-    for (uint64_t done = 0; done < r.count; done += kChunk) {
-        const uint64_t n = r.count - done < kChunk ? r.count - done : kChunk;
-        cpu_path().generate(r.spec, state, r.numel, r.first + done, n, mask);
+    split_range(r.first, r.count, parts_for(r.spec, r.count), [&](uint64_t first, uint64_t count, uint64_t at) {
+        constexpr uint64_t kChunk = 16384;
+        unsigned char mask[kChunk];
         const float scale = r.spec.scale32;
-        for (uint64_t i = 0; i < n; ++i) out[done + i] = mask[i] ? in[done + i] * scale : 0.0f;
-    }
+        for (uint64_t done = 0; done < count; done += kChunk) {
+            const uint64_t n = count - done < kChunk ? count - done : kChunk;
+            cpu_path().generate(r.spec, state, r.numel, first + done, n, mask);
+            for (uint64_t i = 0; i < n; ++i) out[at + done + i] = mask[i] ? in[at + done + i] * scale : 0.0f;
+        }
+    });
 }
 
 }  // namespace rngtrk

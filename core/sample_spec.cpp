@@ -85,6 +85,8 @@ rngtrk_sample_spec defaults(uint32_t layout, uint32_t distribution, uint32_t dty
     s.sm_count = 132;
     s.max_threads_per_sm = 2048;
     s.numel = 0;
+    s.threads = 1;
+    s.reserved = 0;
     return s;
 }
 
@@ -146,6 +148,8 @@ SampleSpec checked_spec(const rngtrk_sample_spec *c, bool for_dropout) {
     spec.sm_count = s.sm_count;
     spec.max_threads_per_sm = s.max_threads_per_sm;
     spec.numel = s.numel;
+    if (s.threads > 64) fail(RNGTRK_E_INVALID_ARGUMENT, "threads must be at most 64");
+    spec.threads = s.threads == 0 ? 1 : s.threads;
     if (spec.layout == Layout::eager_cuda) {
         if (spec.sm_count == 0) fail(RNGTRK_E_INVALID_ARGUMENT, "sm_count must be at least 1");
         if (spec.max_threads_per_sm < 256)

@@ -24,6 +24,7 @@ struct SampleSpec {
     uint16_t low16 = 0, high16 = 0;  // f16/bf16 bits of low and high (eager's bound test)
     uint32_t sm_count = 132, max_threads_per_sm = 2048;
     uint64_t numel = 0;  // eager range calls; 0 = first + count
+    uint32_t threads = 1;  // CPU threads one call may use
 };
 
 // Bytes of one element of `dtype`.

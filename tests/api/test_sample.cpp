@@ -7,6 +7,7 @@
 #include <Random123/philox.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -88,6 +89,11 @@ uint64_t element_bits(const std::vector<uint8_t> &bytes, size_t i, size_t width)
     uint64_t v = 0;
     std::memcpy(&v, bytes.data() + i * width, width);  // little-endian host
     return v;
+}
+
+const rngtrk_philox_state &st_zero() {
+    static const rngtrk_philox_state s{5, 0};
+    return s;
 }
 
 // --- a reference written from docs/streams.md, with Random123's Philox --------
@@ -572,4 +578,50 @@ TEST(Sample, TorchEagerCudaReproducesPublishedTorchRandOutputs) {
     // (threads 9997..10002 of the first slab on any recent GPU).
     s.numel = 100000000;
     near4(sample_as<float>({0, 0}, s, 9997, 6), {0.9971, 0.8137, 0.0429, 0.1117, 0.5124, 0.6413});
+}
+
+TEST(Sample, ThreadsGiveTheSameBits) {
+    for (rngtrk_layout layout : kLayouts) {
+        for (Kind k : {Kind{RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32}, Kind{RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64},
+                       Kind{RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16}}) {
+            rngtrk_sample_spec one = make_spec(layout, k), many = one;
+            EXPECT_EQ(1u, one.threads);
+            many.threads = 3;
+            const uint64_t n = (uint64_t{1} << 20) + 12345;  // above the threshold, uneven parts
+            one.numel = many.numel = n + 7;
+            const rngtrk_philox_state st{17, 400};
+            EXPECT_EQ(sample(st, one, 7, n), sample(st, many, 7, n)) << "layout " << layout;
+        }
+        // Slices split their rows; dropout its range.
+        rngtrk_sample_spec s = make_spec(layout, {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32}), s4 = s;
+        s4.threads = 4;
+        const uint64_t global[2] = {3000, 700}, start[2] = {11, 5}, local[2] = {2000, 600};
+        std::vector<float> a(2000 * 600), b(a.size());
+        ASSERT_OK(rngtrk_sample_slice(&st_zero(), &s, 2, global, start, local, a.data(), a.size() * 4));
+        ASSERT_OK(rngtrk_sample_slice(&st_zero(), &s4, 2, global, start, local, b.data(), b.size() * 4));
+        EXPECT_EQ(a, b);
+        rngtrk_sample_spec d = make_spec(layout, {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8});
+        d.dtype = RNGTRK_DTYPE_F32, d.numel = a.size() + 3;
+        rngtrk_sample_spec d2 = d;
+        d2.threads = 2;
+        std::vector<float> x(a.size()), y(a.size());
+        ASSERT_OK(rngtrk_dropout_f32(&st_zero(), &d, 3, a.size(), a.data(), x.data()));
+        ASSERT_OK(rngtrk_dropout_f32(&st_zero(), &d2, 3, a.size(), a.data(), y.data()));
+        EXPECT_EQ(x, y);
+    }
+    rngtrk_sample_spec bad = make_spec(RNGTRK_LAYOUT_STATELESS, kKinds[0]);
+    bad.threads = 65;
+    uint32_t out[4];
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st_zero(), &bad, 0, 4, out, sizeof out));
+}
+
+TEST(Sample, AnOlderSmallerSpecTakesTheDefaultsOfLaterFields) {
+    // A caller compiled before `threads` existed passes a shorter struct.
+    rngtrk_sample_spec s = make_spec(RNGTRK_LAYOUT_STATELESS, kKinds[0]);
+    s.threads = 9999;  // beyond what the old struct_size covers: must be ignored
+    s.struct_size = offsetof(rngtrk_sample_spec, threads);
+    std::vector<uint32_t> a(100), b(100);
+    ASSERT_OK(rngtrk_sample(&st_zero(), &s, 0, 100, a.data(), 400));
+    ASSERT_OK(rngtrk_random_u32(&st_zero(), 0, 100, b.data()));
+    EXPECT_EQ(a, b);
 }

@@ -69,6 +69,8 @@ typedef struct rngtrk_sample_spec {
     uint32_t sm_count;
     uint32_t max_threads_per_sm;
     uint64_t numel;
+    uint32_t threads;
+    uint32_t reserved;
 } rngtrk_sample_spec;
 rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, rngtrk_layout layout,
                                                  rngtrk_distribution distribution,

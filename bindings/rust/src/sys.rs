@@ -177,12 +177,14 @@ pub struct rngtrk_sample_spec {
     pub sm_count: u32,
     pub max_threads_per_sm: u32,
     pub numel: u64,
+    pub threads: u32,
+    pub reserved: u32,
 }
 #[test]
 fn bindgen_test_layout_rngtrk_sample_spec() {
     assert_eq!(
         ::std::mem::size_of::<rngtrk_sample_spec>(),
-        48usize,
+        56usize,
         concat!("Size of: ", stringify!(rngtrk_sample_spec))
     );
     assert_eq!(
@@ -343,6 +345,40 @@ fn bindgen_test_layout_rngtrk_sample_spec() {
         );
     }
     test_field_numel();
+    fn test_field_threads() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).threads) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(threads)
+            )
+        );
+    }
+    test_field_threads();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_sample_spec>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            52usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_sample_spec),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
 }
 extern "C" {
     pub fn rngtrk_sample_spec_init(
