@@ -23,6 +23,7 @@ from .errors import (
     RngtrkOverflowError, UnavailableError, UnknownNameError, UnsupportedVersionError, status_string,
 )
 from .generation import philox4x32_10, random_u32, uniform_f32
+from .sampling import cpu_path, offset_increment, sample, sample_slice
 from .state import STATE_BYTES, PhiloxState
 from .tracker import DEFAULT_FORK_NAME, Tracker
 
@@ -45,5 +46,5 @@ __all__ = [
     "RngtrkError", "RngtrkMemoryError", "RngtrkOverflowError", "STATE_BYTES", "Tracker",
     "UnavailableError", "UnknownNameError", "UnsupportedVersionError", "checkpoint_to_json",
     "describe_checkpoint", "library_path", "philox4x32_10", "random_u32", "status_string",
-    "uniform_f32", "version_number", "version_string",
+    "uniform_f32", "version_number", "version_string", "sample", "sample_slice", "offset_increment", "cpu_path",
 ]

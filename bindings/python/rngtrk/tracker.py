@@ -295,6 +295,18 @@ class Tracker:
         array = output_array(count, out, "uint32")
         return fill(lib.rngtrk_random_u32, "uint32", self.advance(count), 0, array)
 
+    def sample(self, count, out=None, *, layout="stateless", dist="uniform", dtype="f32", **params):
+        """Draws a 1-D tensor of `count` elements (see rngtrk.sample) from the
+        active state and advances it by what the layout consumes; returns the
+        array.  `out` is checked before the state moves."""
+        from .sampling import _buffer, _output, make_spec
+        spec = make_spec(layout, dist, dtype, **params)
+        count = _u64(count, "count")
+        array = _output(count, out, dtype)
+        with self._lock:
+            check(lib.rngtrk_tracker_sample(self._live(), spec, count, _buffer(array), array.nbytes, ffi.NULL))
+        return array
+
     def uniform_f32(self, count, out=None):
         """Like random_u32, as float32 uniforms in [0, 1)."""
         array = output_array(count, out, "float32")
