@@ -263,6 +263,93 @@ RNGTRK_API rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec
 RNGTRK_API const char *rngtrk_cpu_path(void);
 
 /* ------------------------------------------------------------------------
+ * Distributed training (docs/distributed.md): key derivation, seeding
+ * policies, PyTorch DTensor offsets and boxes.
+ * ---------------------------------------------------------------------- */
+
+/* fold_in(state, d): the state (w0 | w1 << 32, w2 | w3 << 32) of
+ * Philox4x32-10(key(state->seed), counter = state->offset / 4 + d), the rule
+ * of PyTorch's stateless split/fold_in.  Returns RNGTRK_OK or
+ * RNGTRK_E_INVALID_ARGUMENT (NULL). */
+RNGTRK_API rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d,
+                                        rngtrk_philox_state *out);
+
+/* How each rank's seeds are made. */
+typedef enum rngtrk_seed_policy {
+    RNGTRK_POLICY_MEGATRON = 0, /* Megatron-LM: seed + 100 pp (+ 10 dp), + 2718 + tp, + 1024 + 100 ep + etp */
+    RNGTRK_POLICY_SLAPO = 1,    /* slapo's set_random_seed */
+    RNGTRK_POLICY_DERIVED = 2   /* ours: fold_in per mesh axis; recommended */
+} rngtrk_seed_policy;
+
+/* Flags of rngtrk_tracker_seed_rank.  DATA_PARALLEL_RANDOM_INIT (megatron,
+ * derived): the default state differs per data-parallel rank.
+ * ALWAYS_ENABLE_TP_SEED (slapo): the default state takes the tp seed. */
+#define RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT 1
+#define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
+
+/* A rank's coordinates in the parallel layout. */
+typedef struct rngtrk_parallel_rank {
+    uint32_t tp, pp, dp, ep, etp;
+} rngtrk_parallel_rank;
+
+/* Seeds the tracker as `policy` seeds this rank: the default state becomes
+ * (default seed, 0) and the named states are replaced (set_states) by the
+ * policy's: megatron and derived give "data-parallel-rng",
+ * "model-parallel-rng", "expert-parallel-rng"; slapo "model-parallel-rng".
+ * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, unknown policy or
+ * flag); RNGTRK_E_DUPLICATE_SEED (two named states of this rank would share
+ * a seed: the policy collides here, nothing changes); RNGTRK_E_FORK_ORDER. */
+RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
+                                                  const rngtrk_parallel_rank *rank, uint32_t flags);
+
+/* A 64-bit fingerprint of what a checkpoint records (default and named
+ * states, in order): equal trackers give equal digests, so ranks can
+ * compare trackers with one allgather of 8 bytes.
+ * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
+RNGTRK_API rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
+
+/* A DTensor placement on one mesh dimension. */
+typedef enum rngtrk_placement_kind {
+    RNGTRK_PLACEMENT_REPLICATE = 0,
+    RNGTRK_PLACEMENT_SHARD = 1,   /* Shard(dim) */
+    RNGTRK_PLACEMENT_PARTIAL = 2  /* for random ops, like Replicate */
+} rngtrk_placement_kind;
+
+typedef struct rngtrk_placement {
+    uint32_t kind; /* an rngtrk_placement_kind */
+    uint32_t dim;  /* the tensor dimension, for RNGTRK_PLACEMENT_SHARD */
+} rngtrk_placement;
+
+/* Which first-shard size DTensor offsets use. */
+typedef enum rngtrk_offset_rule {
+    RNGTRK_OFFSET_RULE_TORCH = 0, /* upstream PyTorch, byte for byte */
+    RNGTRK_OFFSET_RULE_EXACT = 1  /* corrected: a dim sharded twice is chunked twice */
+} rngtrk_offset_rule;
+
+/* PyTorch's OffsetBasedRNGTracker offsets for a random op on a DTensor of
+ * `global_shape` (ndim dims) placed on a mesh (mesh_ndim dims of
+ * mesh_shape; this rank at `coord`; one placement per mesh dim), starting
+ * from `offset`: *pre = offset + round_up4(shard_linear_idx * numel of the
+ * first shard), *post = offset + round_up4(numel).
+ * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, coord outside the
+ * mesh, Shard of a dim the tensor lacks, unknown kind or rule);
+ * RNGTRK_E_OVERFLOW. */
+RNGTRK_API rngtrk_status rngtrk_dtensor_offsets(size_t mesh_ndim, const uint64_t *mesh_shape,
+                                                const uint64_t *coord, const rngtrk_placement *placements,
+                                                size_t ndim, const uint64_t *global_shape, uint64_t offset,
+                                                rngtrk_offset_rule rule, uint64_t *pre, uint64_t *post);
+
+/* This rank's box of a DTensor: start[ndim] and local_shape[ndim] as
+ * DTensor computes them (placements in mesh-dim order, each Shard cutting
+ * the current range like torch.chunk; Replicate and Partial keep it).
+ * Feed them to rngtrk_sample_slice for sharding-invariant values.
+ * Returns as rngtrk_dtensor_offsets. */
+RNGTRK_API rngtrk_status rngtrk_dtensor_local_box(size_t mesh_ndim, const uint64_t *mesh_shape,
+                                                  const uint64_t *coord, const rngtrk_placement *placements,
+                                                  size_t ndim, const uint64_t *global_shape, uint64_t *start,
+                                                  uint64_t *local_shape);
+
+/* ------------------------------------------------------------------------
  * The tracker.
  *
  * A tracker has a default state (used outside any fork; (0, 0) when new)

@@ -88,6 +88,40 @@ rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state,
 rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
                                                         uint64_t *out);
 const char *rngtrk_cpu_path(void);
+rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d,
+                                        rngtrk_philox_state *out);
+typedef enum rngtrk_seed_policy {
+    RNGTRK_POLICY_MEGATRON = 0,
+    RNGTRK_POLICY_SLAPO = 1,
+    RNGTRK_POLICY_DERIVED = 2
+} rngtrk_seed_policy;
+typedef struct rngtrk_parallel_rank {
+    uint32_t tp, pp, dp, ep, etp;
+} rngtrk_parallel_rank;
+rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
+                                                  const rngtrk_parallel_rank *rank, uint32_t flags);
+rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
+typedef enum rngtrk_placement_kind {
+    RNGTRK_PLACEMENT_REPLICATE = 0,
+    RNGTRK_PLACEMENT_SHARD = 1,
+    RNGTRK_PLACEMENT_PARTIAL = 2
+} rngtrk_placement_kind;
+typedef struct rngtrk_placement {
+    uint32_t kind;
+    uint32_t dim;
+} rngtrk_placement;
+typedef enum rngtrk_offset_rule {
+    RNGTRK_OFFSET_RULE_TORCH = 0,
+    RNGTRK_OFFSET_RULE_EXACT = 1
+} rngtrk_offset_rule;
+rngtrk_status rngtrk_dtensor_offsets(size_t mesh_ndim, const uint64_t *mesh_shape,
+                                                const uint64_t *coord, const rngtrk_placement *placements,
+                                                size_t ndim, const uint64_t *global_shape, uint64_t offset,
+                                                rngtrk_offset_rule rule, uint64_t *pre, uint64_t *post);
+rngtrk_status rngtrk_dtensor_local_box(size_t mesh_ndim, const uint64_t *mesh_shape,
+                                                  const uint64_t *coord, const rngtrk_placement *placements,
+                                                  size_t ndim, const uint64_t *global_shape, uint64_t *start,
+                                                  uint64_t *local_shape);
 rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out);
 void rngtrk_tracker_free(rngtrk_tracker *tracker);
 rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed);
@@ -134,4 +168,6 @@ rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t 
 #define RNGTRK_VERSION_NUMBER 100
 #define RNGTRK_STATE_BYTES 16
 #define RNGTRK_MAX_NAME_BYTES 255
+#define RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT 1
+#define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
 """

@@ -10,6 +10,8 @@ pub const RNGTRK_VERSION_PATCH: u32 = 0;
 pub const RNGTRK_VERSION_NUMBER: u32 = 100;
 pub const RNGTRK_STATE_BYTES: u32 = 16;
 pub const RNGTRK_MAX_NAME_BYTES: u32 = 255;
+pub const RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT: u32 = 1;
+pub const RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED: u32 = 2;
 impl rngtrk_status {
     pub const RNGTRK_OK: rngtrk_status = rngtrk_status(0);
 }
@@ -429,6 +431,220 @@ extern "C" {
 }
 extern "C" {
     pub fn rngtrk_cpu_path() -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    pub fn rngtrk_fold_in(
+        state: *const rngtrk_philox_state,
+        d: u64,
+        out: *mut rngtrk_philox_state,
+    ) -> rngtrk_status;
+}
+pub const rngtrk_seed_policy_RNGTRK_POLICY_MEGATRON: rngtrk_seed_policy = 0;
+pub const rngtrk_seed_policy_RNGTRK_POLICY_SLAPO: rngtrk_seed_policy = 1;
+pub const rngtrk_seed_policy_RNGTRK_POLICY_DERIVED: rngtrk_seed_policy = 2;
+pub type rngtrk_seed_policy = ::std::os::raw::c_uint;
+#[repr(C)]
+pub struct rngtrk_parallel_rank {
+    pub tp: u32,
+    pub pp: u32,
+    pub dp: u32,
+    pub ep: u32,
+    pub etp: u32,
+}
+#[test]
+fn bindgen_test_layout_rngtrk_parallel_rank() {
+    assert_eq!(
+        ::std::mem::size_of::<rngtrk_parallel_rank>(),
+        20usize,
+        concat!("Size of: ", stringify!(rngtrk_parallel_rank))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<rngtrk_parallel_rank>(),
+        4usize,
+        concat!("Alignment of ", stringify!(rngtrk_parallel_rank))
+    );
+    fn test_field_tp() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).tp) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_parallel_rank),
+                "::",
+                stringify!(tp)
+            )
+        );
+    }
+    test_field_tp();
+    fn test_field_pp() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).pp) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_parallel_rank),
+                "::",
+                stringify!(pp)
+            )
+        );
+    }
+    test_field_pp();
+    fn test_field_dp() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dp) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_parallel_rank),
+                "::",
+                stringify!(dp)
+            )
+        );
+    }
+    test_field_dp();
+    fn test_field_ep() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).ep) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_parallel_rank),
+                "::",
+                stringify!(ep)
+            )
+        );
+    }
+    test_field_ep();
+    fn test_field_etp() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).etp) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_parallel_rank),
+                "::",
+                stringify!(etp)
+            )
+        );
+    }
+    test_field_etp();
+}
+extern "C" {
+    pub fn rngtrk_tracker_seed_rank(
+        t: *mut rngtrk_tracker,
+        policy: rngtrk_seed_policy,
+        seed: u64,
+        rank: *const rngtrk_parallel_rank,
+        flags: u32,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_tracker_digest(t: *const rngtrk_tracker, out: *mut u64) -> rngtrk_status;
+}
+pub const rngtrk_placement_kind_RNGTRK_PLACEMENT_REPLICATE: rngtrk_placement_kind = 0;
+pub const rngtrk_placement_kind_RNGTRK_PLACEMENT_SHARD: rngtrk_placement_kind = 1;
+pub const rngtrk_placement_kind_RNGTRK_PLACEMENT_PARTIAL: rngtrk_placement_kind = 2;
+pub type rngtrk_placement_kind = ::std::os::raw::c_uint;
+#[repr(C)]
+pub struct rngtrk_placement {
+    pub kind: u32,
+    pub dim: u32,
+}
+#[test]
+fn bindgen_test_layout_rngtrk_placement() {
+    assert_eq!(
+        ::std::mem::size_of::<rngtrk_placement>(),
+        8usize,
+        concat!("Size of: ", stringify!(rngtrk_placement))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<rngtrk_placement>(),
+        4usize,
+        concat!("Alignment of ", stringify!(rngtrk_placement))
+    );
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_placement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_placement),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_dim() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_placement>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dim) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_placement),
+                "::",
+                stringify!(dim)
+            )
+        );
+    }
+    test_field_dim();
+}
+pub const rngtrk_offset_rule_RNGTRK_OFFSET_RULE_TORCH: rngtrk_offset_rule = 0;
+pub const rngtrk_offset_rule_RNGTRK_OFFSET_RULE_EXACT: rngtrk_offset_rule = 1;
+pub type rngtrk_offset_rule = ::std::os::raw::c_uint;
+extern "C" {
+    pub fn rngtrk_dtensor_offsets(
+        mesh_ndim: usize,
+        mesh_shape: *const u64,
+        coord: *const u64,
+        placements: *const rngtrk_placement,
+        ndim: usize,
+        global_shape: *const u64,
+        offset: u64,
+        rule: rngtrk_offset_rule,
+        pre: *mut u64,
+        post: *mut u64,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_dtensor_local_box(
+        mesh_ndim: usize,
+        mesh_shape: *const u64,
+        coord: *const u64,
+        placements: *const rngtrk_placement,
+        ndim: usize,
+        global_shape: *const u64,
+        start: *mut u64,
+        local_shape: *mut u64,
+    ) -> rngtrk_status;
 }
 extern "C" {
     pub fn rngtrk_tracker_new(out: *mut *mut rngtrk_tracker) -> rngtrk_status;

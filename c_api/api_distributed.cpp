@@ -1,0 +1,106 @@
+// The distributed-training entry points of the C ABI.
+#include <string>
+#include <vector>
+
+#include "../core/distributed.h"
+#include "api_convert.h"
+#include "api_guard.h"
+#include "api_tracker_handle.h"
+
+namespace {
+
+using rngtrk::guarded;
+using rngtrk::require_pointer;
+
+rngtrk::MeshSpec mesh_from_c(size_t mesh_ndim, const uint64_t *mesh_shape, const uint64_t *coord,
+                             const rngtrk_placement *placements, size_t ndim, const uint64_t *global_shape) {
+    if (mesh_ndim == 0 || mesh_ndim > 16) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "mesh_ndim must be 1 to 16");
+    if (ndim > 16) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "ndim must be at most 16");
+    require_pointer(mesh_shape, "mesh_shape");
+    require_pointer(coord, "coord");
+    require_pointer(placements, "placements");
+    if (ndim > 0) require_pointer(global_shape, "global_shape");
+    rngtrk::MeshSpec m;
+    m.mesh_shape.assign(mesh_shape, mesh_shape + mesh_ndim);
+    m.coord.assign(coord, coord + mesh_ndim);
+    for (size_t i = 0; i < mesh_ndim; ++i) {
+        if (placements[i].kind > RNGTRK_PLACEMENT_PARTIAL)
+            rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown placement kind " + std::to_string(placements[i].kind));
+        m.placements.push_back({static_cast<rngtrk::Placement::Kind>(placements[i].kind), placements[i].dim});
+    }
+    m.global_shape.assign(global_shape, global_shape + ndim);
+    return m;
+}
+
+}  // namespace
+
+extern "C" {
+
+RNGTRK_API rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d, rngtrk_philox_state *out) {
+    return guarded([&] {
+        require_pointer(state, "state");
+        require_pointer(out, "out");
+        *out = rngtrk::to_c(rngtrk::fold_in(rngtrk::to_core(*state), d));
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
+                                                  const rngtrk_parallel_rank *rank, uint32_t flags) {
+    return guarded([&] {
+        require_pointer(t, "t");
+        require_pointer(rank, "rank");
+        if (policy < RNGTRK_POLICY_MEGATRON || policy > RNGTRK_POLICY_DERIVED)
+            rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown seed policy " + std::to_string(policy));
+        if (flags & ~uint32_t{RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT | RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED})
+            rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown seed flags");
+        const rngtrk::ParallelRank r{rank->tp, rank->pp, rank->dp, rank->ep, rank->etp};
+        const rngtrk::PolicySeeds seeds = rngtrk::policy_seeds(static_cast<rngtrk::SeedPolicy>(policy), seed, r, flags);
+        std::vector<rngtrk::NamedState> entries;
+        for (const rngtrk::NamedSeed &n : seeds.named) entries.push_back({n.name, rngtrk::PhiloxState{n.seed, 0}});
+        t->impl.set_states(std::move(entries));  // validates everything first
+        t->impl.manual_seed(seeds.default_seed);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out) {
+    return guarded([&] {
+        require_pointer(t, "t");
+        require_pointer(out, "out");
+        *out = rngtrk::tracker_digest(t->impl);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_dtensor_offsets(size_t mesh_ndim, const uint64_t *mesh_shape, const uint64_t *coord,
+                                                const rngtrk_placement *placements, size_t ndim,
+                                                const uint64_t *global_shape, uint64_t offset,
+                                                rngtrk_offset_rule rule, uint64_t *pre, uint64_t *post) {
+    return guarded([&] {
+        require_pointer(pre, "pre");
+        require_pointer(post, "post");
+        if (rule != RNGTRK_OFFSET_RULE_TORCH && rule != RNGTRK_OFFSET_RULE_EXACT)
+            rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown offset rule");
+        const rngtrk::MeshSpec m = mesh_from_c(mesh_ndim, mesh_shape, coord, placements, ndim, global_shape);
+        uint64_t a, b;
+        rngtrk::dtensor_offsets(m, offset, rule == RNGTRK_OFFSET_RULE_TORCH ? rngtrk::OffsetRule::torch
+                                                                            : rngtrk::OffsetRule::exact, &a, &b);
+        *pre = a, *post = b;
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_dtensor_local_box(size_t mesh_ndim, const uint64_t *mesh_shape,
+                                                  const uint64_t *coord, const rngtrk_placement *placements,
+                                                  size_t ndim, const uint64_t *global_shape, uint64_t *start,
+                                                  uint64_t *local_shape) {
+    return guarded([&] {
+        const rngtrk::MeshSpec m = mesh_from_c(mesh_ndim, mesh_shape, coord, placements, ndim, global_shape);
+        if (ndim > 0) {
+            require_pointer(start, "start");
+            require_pointer(local_shape, "local_shape");
+        }
+        std::vector<uint64_t> s, l;
+        rngtrk::local_box(m, &s, &l);
+        for (size_t d = 0; d < ndim; ++d) start[d] = s[d], local_shape[d] = l[d];
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,227 @@
+// Distributed helpers through the C API: seeding policies (exact upstream
+// formulas, and collisions), fold_in, DTensor offsets against a table worked
+// out by hand from PyTorch's torch/distributed/tensor/_random.py, local
+// boxes, sharding invariance, and the tracker digest.
+#include <Random123/philox.h>
+
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "support.h"
+
+using namespace rngtrk_test;
+
+namespace {
+
+rngtrk_placement S(uint32_t dim) { return {RNGTRK_PLACEMENT_SHARD, dim}; }
+const rngtrk_placement R = {RNGTRK_PLACEMENT_REPLICATE, 0};
+const rngtrk_placement P = {RNGTRK_PLACEMENT_PARTIAL, 0};
+
+struct OffsetCase {
+    std::vector<uint64_t> mesh, coord;
+    std::vector<rngtrk_placement> placements;
+    std::vector<uint64_t> shape;
+    uint64_t offset, pre_torch, pre_exact, post;
+    std::vector<uint64_t> start, local;
+};
+
+std::map<std::string, uint64_t> named_seeds(rngtrk_tracker *t) {
+    std::map<std::string, uint64_t> out;
+    size_t n = 0;
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_count(t, &n));
+    for (size_t i = 0; i < n; ++i) {
+        const char *name;
+        rngtrk_philox_state s;
+        EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_name_at(t, i, &name));
+        EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_get_state(t, name, &s));
+        out[name] = s.seed;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST(Distributed, DTensorOffsetsMatchTheHandWorkedTable) {
+    // Each row follows _set_pre_op_offset / _set_post_op_offset by hand:
+    // shard index per tensor dim (mesh dims in placement order), row-major
+    // linear index, first-shard numel, round_up4.
+    const OffsetCase cases[] = {
+        // mesh 2x4 at (1,3), [S0, R], 8x16: linear 1, first 4x16 = 64.
+        {{2, 4}, {1, 3}, {S(0), R}, {8, 16}, 0, 64, 64, 128, {4, 0}, {4, 16}},
+        // PyTorch's docstring example: mesh 2x2x2, rank 5 = (1,0,1), [S1, R, S0], 8x16:
+        // shard (1,1), linear 3, first 4x8 = 32.
+        {{2, 2, 2}, {1, 0, 1}, {S(1), R, S(0)}, {8, 16}, 0, 96, 96, 128, {4, 8}, {4, 8}},
+        // Uneven: 10 rows over 3 ranks are 4,4,2; rank 2: linear 2, first 4x3 = 12.
+        {{3}, {2}, {S(0)}, {10, 3}, 0, 24, 24, 32, {8, 0}, {2, 3}},
+        // Dim 0 sharded twice (mesh 2x3 at (1,2), [S0, S0], 12x5), from offset 8:
+        // shard index 1*3 + 2 = 5 of 6.  torch: the second placement recomputes
+        // chunk(12, 3) = 4 rows, first numel 20, pre 8 + 100; exact: chunk(chunk(12,2),3)
+        // = 2 rows, first numel 10, pre 8 + round_up4(50) = 60.  post 8 + 60.
+        {{2, 3}, {1, 2}, {S(0), S(0)}, {12, 5}, 8, 108, 60, 68, {10, 0}, {2, 5}},
+        // 3-D mesh, two sharded dims, uneven: mesh 2x2x2 at (1,1,0), [S0, S1, R], 7x9x4:
+        // shard (1,1,0) of (2,2,1): linear 1*1 + 1*2 = 3; first 4x5x4 = 80; post 100 + 252.
+        {{2, 2, 2}, {1, 1, 0}, {S(0), S(1), R}, {7, 9, 4}, 100, 340, 340, 352, {4, 5, 0}, {3, 4, 4}},
+        // Partial behaves like Replicate: linear 0.
+        {{4}, {3}, {P}, {5, 5}, 0, 0, 0, 28, {0, 0}, {5, 5}},
+        // An empty last chunk: 5 over 4 ranks is 2,2,1,0; rank 3 holds nothing.
+        {{4}, {3}, {S(0)}, {5}, 0, 8, 8, 8, {5}, {0}},
+    };
+    for (const OffsetCase &c : cases) {
+        uint64_t pre = 0, post = 0;
+        ASSERT_OK(rngtrk_dtensor_offsets(c.mesh.size(), c.mesh.data(), c.coord.data(), c.placements.data(),
+                                         c.shape.size(), c.shape.data(), c.offset, RNGTRK_OFFSET_RULE_TORCH, &pre,
+                                         &post));
+        EXPECT_EQ(c.pre_torch, pre);
+        EXPECT_EQ(c.post, post);
+        ASSERT_OK(rngtrk_dtensor_offsets(c.mesh.size(), c.mesh.data(), c.coord.data(), c.placements.data(),
+                                         c.shape.size(), c.shape.data(), c.offset, RNGTRK_OFFSET_RULE_EXACT, &pre,
+                                         &post));
+        EXPECT_EQ(c.pre_exact, pre);
+        EXPECT_EQ(c.post, post);
+        std::vector<uint64_t> start(c.shape.size()), local(c.shape.size());
+        ASSERT_OK(rngtrk_dtensor_local_box(c.mesh.size(), c.mesh.data(), c.coord.data(), c.placements.data(),
+                                           c.shape.size(), c.shape.data(), start.data(), local.data()));
+        EXPECT_EQ(c.start, start);
+        EXPECT_EQ(c.local, local);
+    }
+}
+
+TEST(Distributed, DTensorErrors) {
+    const uint64_t mesh[2] = {2, 4}, bad_coord[2] = {2, 0}, coord[2] = {1, 1}, shape[2] = {8, 8};
+    const rngtrk_placement pl[2] = {S(0), R}, bad_pl[2] = {S(2), R}, weird[2] = {{7, 0}, R};
+    uint64_t a, b;
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dtensor_offsets(2, mesh, bad_coord, pl, 2, shape, 0, RNGTRK_OFFSET_RULE_TORCH, &a, &b));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dtensor_offsets(2, mesh, coord, bad_pl, 2, shape, 0, RNGTRK_OFFSET_RULE_TORCH, &a, &b));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dtensor_offsets(2, mesh, coord, weird, 2, shape, 0, RNGTRK_OFFSET_RULE_TORCH, &a, &b));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dtensor_offsets(0, mesh, coord, pl, 2, shape, 0, RNGTRK_OFFSET_RULE_TORCH, &a, &b));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dtensor_offsets(2, mesh, coord, pl, 2, shape, 0, static_cast<rngtrk_offset_rule>(5), &a, &b));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dtensor_offsets(2, mesh, coord, pl, 2, shape, 0, RNGTRK_OFFSET_RULE_TORCH, nullptr, &b));
+    EXPECT_STATUS(RNGTRK_E_OVERFLOW, rngtrk_dtensor_offsets(2, mesh, coord, pl, 2, shape, ~uint64_t{0} - 8, RNGTRK_OFFSET_RULE_TORCH, &a, &b));
+}
+
+TEST(Distributed, ShardedBoxesRebuildTheUnshardedTensorOnEveryLayout) {
+    // 8 ranks on a 2x2x2 mesh, [S0, R, S1] (uneven 7x10): the boxes, drawn with
+    // rngtrk_sample_slice, tile the tensor; replicas get identical boxes.
+    const uint64_t mesh[3] = {2, 2, 2}, shape[2] = {7, 10};
+    const rngtrk_placement pl[3] = {S(0), R, S(1)};
+    for (rngtrk_layout layout : {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA}) {
+        rngtrk_sample_spec s;
+        ASSERT_OK(rngtrk_sample_spec_init(&s, layout, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32));
+        rngtrk_sample_spec whole_spec = s;
+        whole_spec.numel = 70;
+        const rngtrk_philox_state st{2024, 12};
+        std::vector<float> whole(70), rebuilt(70, -99.0f);
+        ASSERT_OK(rngtrk_sample(&st, &whole_spec, 0, 70, whole.data(), 70 * 4));
+        for (uint64_t r = 0; r < 8; ++r) {
+            const uint64_t coord[3] = {r / 4, (r / 2) % 2, r % 2};
+            uint64_t start[2], local[2];
+            ASSERT_OK(rngtrk_dtensor_local_box(3, mesh, coord, pl, 2, shape, start, local));
+            std::vector<float> box(local[0] * local[1] + 1);
+            ASSERT_OK(rngtrk_sample_slice(&st, &s, 2, shape, start, local, box.data(), box.size() * 4));
+            for (uint64_t i = 0; i < local[0]; ++i)
+                for (uint64_t j = 0; j < local[1]; ++j) {
+                    float &dst = rebuilt[(start[0] + i) * 10 + start[1] + j];
+                    if (dst != -99.0f) {
+                        ASSERT_EQ(dst, box[i * local[1] + j]) << "replicas differ";
+                    }
+                    dst = box[i * local[1] + j];
+                }
+        }
+        EXPECT_EQ(whole, rebuilt) << "layout " << layout;
+    }
+}
+
+TEST(Distributed, MegatronAndSlapoSeedsAreTheUpstreamFormulas) {
+    TrackerPtr t = new_tracker();
+    const rngtrk_parallel_rank r{3, 1, 2, 1, 0};  // tp 3, pp 1, dp 2, ep 1, etp 0
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1234, &r, 0));
+    rngtrk_philox_state d;
+    ASSERT_OK(rngtrk_tracker_get_default(t.get(), &d));
+    EXPECT_EQ(1234u + 100, d.seed);
+    std::map<std::string, uint64_t> want = {{"data-parallel-rng", 1334},
+                                            {"model-parallel-rng", 1334 + 2718 + 3},
+                                            {"expert-parallel-rng", 1334 + 1024 + 100 + 0}};
+    EXPECT_EQ(want, named_seeds(t.get()));
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1234, &r, RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT));
+    ASSERT_OK(rngtrk_tracker_get_default(t.get(), &d));
+    EXPECT_EQ(1234u + 100 + 20, d.seed);
+    // slapo: seed += 100 pp + 10 dp; tp_seed = seed + 2718 + tp.
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_SLAPO, 2013, &r, 0));
+    ASSERT_OK(rngtrk_tracker_get_default(t.get(), &d));
+    EXPECT_EQ(2013u + 100 + 20, d.seed);
+    EXPECT_EQ((std::map<std::string, uint64_t>{{"model-parallel-rng", 2133 + 2718 + 3}}), named_seeds(t.get()));
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_SLAPO, 2013, &r, RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED));
+    ASSERT_OK(rngtrk_tracker_get_default(t.get(), &d));
+    EXPECT_EQ(2133u + 2718 + 3, d.seed);
+}
+
+TEST(Distributed, DerivedSeedsUseFoldInAndNeverCollideOnABigLayout) {
+    // fold_in against Random123: Philox(key(seed), counter offset/4 + d).
+    rngtrk_philox_state f;
+    const rngtrk_philox_state s{0x1234567890ull, 40};
+    ASSERT_OK(rngtrk_fold_in(&s, 7, &f));
+    r123::Philox4x32 philox;
+    const r123::Philox4x32::ctr_type c = {{17, 0, 0, 0}};
+    const r123::Philox4x32::key_type k = {{0x34567890u, 0x12u}};
+    const r123::Philox4x32::ctr_type w = philox(c, k);
+    EXPECT_EQ(uint64_t{w[0]} | uint64_t{w[1]} << 32, f.seed);
+    EXPECT_EQ(uint64_t{w[2]} | uint64_t{w[3]} << 32, f.offset);
+    // 16 tp x 8 pp x 16 dp x 8 ep x 2 etp coordinates: every (role, relevant
+    // coordinates) gets its own seed.
+    std::set<uint64_t> seen;
+    size_t entries = 0;
+    TrackerPtr t = new_tracker();
+    for (uint32_t pp = 0; pp < 8; ++pp)
+        for (uint32_t dp = 0; dp < 16; ++dp)
+            for (uint32_t tp = 0; tp < 16; ++tp)
+                for (uint32_t ep = 0; ep < 8; ++ep)
+                    for (uint32_t etp = 0; etp < 2; ++etp) {
+                        const rngtrk_parallel_rank r{tp, pp, dp, ep, etp};
+                        ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_DERIVED, 1234, &r,
+                                                           RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT));
+                        const std::map<std::string, uint64_t> n = named_seeds(t.get());
+                        // Each seed should be new exactly when its coordinates are new.
+                        if (tp == 0 && ep == 0 && etp == 0) seen.insert(n.at("data-parallel-rng")), ++entries;
+                        if (ep == 0 && etp == 0) seen.insert(n.at("model-parallel-rng")), ++entries;
+                        if (tp == 0) seen.insert(n.at("expert-parallel-rng")), ++entries;
+                    }
+    EXPECT_EQ(entries, seen.size());
+}
+
+TEST(Distributed, SeedRankErrorsChangeNothing) {
+    TrackerPtr t = new_tracker();
+    const rngtrk_parallel_rank r{0, 0, 0, 0, 0};
+    const Snapshot before = snapshot(t.get());
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), static_cast<rngtrk_seed_policy>(9), 1, &r, 0));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1, &r, 64));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1, nullptr, 0));
+    // Megatron collides within one rank when 2718 + tp = 1024 + 100 ep + etp.
+    const rngtrk_parallel_rank clash{6, 0, 0, 16, 100};
+    EXPECT_STATUS(RNGTRK_E_DUPLICATE_SEED, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1, &clash, 0));
+    EXPECT_TRUE(before == snapshot(t.get()));
+}
+
+TEST(Distributed, DigestsAgreeExactlyWhenTrackersDo) {
+    TrackerPtr a = new_tracker(), b = new_tracker();
+    uint64_t da, db;
+    ASSERT_OK(rngtrk_tracker_digest(a.get(), &da));
+    ASSERT_OK(rngtrk_tracker_digest(b.get(), &db));
+    EXPECT_EQ(da, db);
+    const rngtrk_parallel_rank r{1, 0, 0, 0, 0};
+    ASSERT_OK(rngtrk_tracker_seed_rank(a.get(), RNGTRK_POLICY_MEGATRON, 5, &r, 0));
+    ASSERT_OK(rngtrk_tracker_seed_rank(b.get(), RNGTRK_POLICY_MEGATRON, 5, &r, 0));
+    ASSERT_OK(rngtrk_tracker_digest(a.get(), &da));
+    ASSERT_OK(rngtrk_tracker_digest(b.get(), &db));
+    EXPECT_EQ(da, db);
+    std::set<uint64_t> digests{da};
+    // Every single change of offset, seed or default gives another digest.
+    ASSERT_OK(rngtrk_tracker_advance(b.get(), 4, nullptr));
+    ASSERT_OK(rngtrk_tracker_digest(b.get(), &db));
+    EXPECT_TRUE(digests.insert(db).second);
+    ASSERT_OK(rngtrk_tracker_fork(a.get(), "model-parallel-rng"));
+    ASSERT_OK(rngtrk_tracker_advance(a.get(), 4, nullptr));
+    ASSERT_OK(rngtrk_tracker_digest(a.get(), &da));
+    EXPECT_TRUE(digests.insert(da).second);
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_digest(a.get(), nullptr));
+}
