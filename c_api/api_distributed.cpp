@@ -59,6 +59,25 @@ RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed
         for (const rngtrk::NamedSeed &n : seeds.named) entries.push_back({n.name, rngtrk::PhiloxState{n.seed, 0}});
         t->impl.set_states(std::move(entries));  // validates everything first
         t->impl.manual_seed(seeds.default_seed);
+        rngtrk::Origin o;
+        o.present = true, o.policy = static_cast<uint32_t>(policy), o.flags = flags, o.seed = seed;
+        o.tp = rank->tp, o.pp = rank->pp, o.dp = rank->dp, o.ep = rank->ep, o.etp = rank->etp;
+        t->impl.set_origin(o);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out) {
+    return guarded([&] {
+        require_pointer(t, "t");
+        require_pointer(out, "out");
+        const rngtrk::Origin &o = t->impl.origin();
+        rngtrk_origin c{};
+        c.present = o.present ? 1 : 0;
+        if (o.present) {
+            c.policy = o.policy, c.flags = o.flags, c.seed = o.seed;
+            c.rank = rngtrk_parallel_rank{o.tp, o.pp, o.dp, o.ep, o.etp};
+        }
+        *out = c;
     });
 }
 

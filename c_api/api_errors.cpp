@@ -41,6 +41,7 @@ RNGTRK_API const char *rngtrk_status_string(rngtrk_status code) {
         case RNGTRK_E_OUT_OF_MEMORY: return "out of memory";
         case RNGTRK_E_UNAVAILABLE: return "unavailable";
         case RNGTRK_E_INTERNAL: return "internal error";
+        case RNGTRK_E_WRONG_RANK: return "checkpoint of another rank";
     }
     return "unknown status code";
 }

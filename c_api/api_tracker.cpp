@@ -189,13 +189,19 @@ RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *d
     });
 }
 
-RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len) {
+RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
+                                                   uint32_t flags) {
     return guarded([&] {
         require_pointer(t, "tracker");
         if (len != 0) require_pointer(src, "src");
+        if (flags & ~uint32_t{RNGTRK_LOAD_ANY_RANK}) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown load flags");
         static const uint8_t empty = 0;
-        t->impl.load(src != nullptr ? src : &empty, len);
+        t->impl.load(src != nullptr ? src : &empty, len, (flags & RNGTRK_LOAD_ANY_RANK) != 0);
     });
+}
+
+RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len) {
+    return rngtrk_tracker_load_flags(t, src, len, 0);
 }
 
 }  // extern "C"

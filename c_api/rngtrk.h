@@ -63,7 +63,8 @@ typedef enum rngtrk_status {
     RNGTRK_E_OVERFLOW = -9,            /* an offset, index or size would pass its range */
     RNGTRK_E_OUT_OF_MEMORY = -10,      /* an allocation failed */
     RNGTRK_E_UNAVAILABLE = -11,        /* the feature is not available here (e.g. no GPU) */
-    RNGTRK_E_INTERNAL = -12            /* a bug in rngtrk; please report it */
+    RNGTRK_E_INTERNAL = -12,           /* a bug in rngtrk; please report it */
+    RNGTRK_E_WRONG_RANK = -13          /* checkpoint written by a rank whose streams differ */
 } rngtrk_status;
 
 /* ------------------------------------------------------------------------
@@ -302,8 +303,23 @@ typedef struct rngtrk_parallel_rank {
 RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
                                                   const rngtrk_parallel_rank *rank, uint32_t flags);
 
-/* A 64-bit fingerprint of what a checkpoint records (default and named
- * states, in order): equal trackers give equal digests, so ranks can
+/* Who a tracker's states belong to: set by rngtrk_tracker_seed_rank,
+ * written into checkpoints (format version 2) and checked on load. */
+typedef struct rngtrk_origin {
+    uint32_t present;           /* 0: no owner (never seeded by a policy) */
+    uint32_t policy;            /* an rngtrk_seed_policy */
+    uint32_t flags;             /* RNGTRK_SEED_* */
+    uint32_t reserved;          /* 0 */
+    uint64_t seed;              /* the base seed */
+    rngtrk_parallel_rank rank;  /* the rank's coordinates */
+} rngtrk_origin;
+
+/* Copies the tracker's origin into `*out` (present = 0 if none).
+ * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
+RNGTRK_API rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out);
+
+/* A 64-bit fingerprint of the states a checkpoint records (default and
+ * named states, in order; not the origin): equal trackers give equal digests, so ranks can
  * compare trackers with one allgather of 8 bytes.
  * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
 RNGTRK_API rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
@@ -497,13 +513,27 @@ RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rng
 RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst,
                                              size_t capacity, size_t *out_len);
 
+/* Flags of rngtrk_tracker_load_flags. */
+#define RNGTRK_LOAD_ANY_RANK 1
+
+/* rngtrk_tracker_load with flags.  A checkpoint that records an origin
+ * (format version 2) is refused with RNGTRK_E_WRONG_RANK when this tracker
+ * has an origin whose streams differ: another policy, base seed or flags,
+ * or another coordinate the policy's seeds depend on (pp, tp, ep, etp; dp
+ * for slapo and with DATA_PARALLEL_RANDOM_INIT).  RNGTRK_LOAD_ANY_RANK
+ * loads it anyway.  After a load the tracker takes the checkpoint's origin
+ * (none for version 1).  Other statuses as rngtrk_tracker_load. */
+RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
+                                                   uint32_t flags);
+
 /* Replaces the tracker's default and named states by those in checkpoint
  * bytes `src[0..len)`.  Everything is validated first; on any error the
  * tracker is exactly as before.  `src` may be NULL only when len is 0.
  * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL); RNGTRK_E_FORK_ORDER
  * (a fork is open); RNGTRK_E_CORRUPT (truncated, bad magic, bad checksum,
  * bad or duplicate name or seed, offset not a multiple of 4, trailing
- * bytes); RNGTRK_E_UNSUPPORTED_VERSION; RNGTRK_E_OUT_OF_MEMORY. */
+ * bytes); RNGTRK_E_UNSUPPORTED_VERSION; RNGTRK_E_WRONG_RANK (see
+ * rngtrk_tracker_load_flags); RNGTRK_E_OUT_OF_MEMORY. */
 RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
 
 #ifdef __cplusplus

@@ -21,10 +21,10 @@ constexpr size_t kEntryFixedBytes = 1 + kStateBytes;
 
 }  // namespace
 
-size_t checkpoint_size(const std::vector<NamedState> &states) {
+size_t checkpoint_size(const std::vector<NamedState> &states, const Origin &origin) {
     if (states.size() > std::numeric_limits<uint32_t>::max())
         fail(RNGTRK_E_OVERFLOW, "too many named states for one checkpoint");
-    size_t total = kCheckpointHeaderBytes + kCheckpointTrailerBytes;
+    size_t total = kCheckpointHeaderBytes + kCheckpointTrailerBytes + (origin.present ? kCheckpointOriginBytes : 0);
     // Each entry is at most 272 bytes and there are fewer than 2^32 of them,
     // so on a 64-bit size_t this cannot overflow; on 32-bit it can.
     for (const NamedState &entry : states) {
@@ -36,12 +36,12 @@ size_t checkpoint_size(const std::vector<NamedState> &states) {
     return total;
 }
 
-void encode_checkpoint(const PhiloxState &default_state, const std::vector<NamedState> &states,
-                       uint8_t *dst) {
-    const size_t total = checkpoint_size(states);
+void encode_checkpoint(const PhiloxState &default_state, const std::vector<NamedState> &states, uint8_t *dst,
+                       const Origin &origin) {
+    const size_t total = checkpoint_size(states, origin);
     uint8_t *p = dst;
     std::memcpy(p, kCheckpointMagic, sizeof kCheckpointMagic);
-    store_le32(p + 8, kCheckpointFormatVersion);
+    store_le32(p + 8, origin.present ? kCheckpointOriginVersion : kCheckpointFormatVersion);
     store_le64(p + 12, static_cast<uint64_t>(total));
     state_to_bytes(default_state, p + 20);
     store_le32(p + 36, static_cast<uint32_t>(states.size()));
@@ -52,6 +52,14 @@ void encode_checkpoint(const PhiloxState &default_state, const std::vector<Named
         p += entry.name.size();
         state_to_bytes(entry.state, p);
         p += kStateBytes;
+    }
+    if (origin.present) {
+        store_le32(p, origin.policy);
+        store_le32(p + 4, origin.flags);
+        store_le64(p + 8, origin.seed);
+        const uint32_t coords[5] = {origin.tp, origin.pp, origin.dp, origin.ep, origin.etp};
+        for (int i = 0; i < 5; ++i) store_le32(p + 16 + 4 * i, coords[i]);
+        p += kCheckpointOriginBytes;
     }
     store_le32(p, crc32(dst, total - kCheckpointTrailerBytes));
 }
@@ -64,11 +72,10 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
                                               : "bad magic (not an rngtrk checkpoint)");
     if (len < 12) corrupt("truncated inside the header (" + std::to_string(len) + " bytes)");
     const uint32_t version = load_le32(src + 8);
-    if (version != kCheckpointFormatVersion)
+    if (version != kCheckpointFormatVersion && version != kCheckpointOriginVersion)
         fail(RNGTRK_E_UNSUPPORTED_VERSION,
              "checkpoint format version " + std::to_string(version) +
-                 " is not supported (this library reads version " +
-                 std::to_string(kCheckpointFormatVersion) + ")");
+                 " is not supported (this library reads versions 1 and 2)");
     if (len < kCheckpointHeaderBytes + kCheckpointTrailerBytes)
         corrupt("truncated inside the header (" + std::to_string(len) + " bytes)");
     const uint64_t declared = load_le64(src + 12);
@@ -78,9 +85,12 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
     if (declared < len)
         corrupt(std::to_string(len - declared) + " trailing bytes after the " +
                 std::to_string(declared) + "-byte checkpoint");
-    const size_t body = len - kCheckpointTrailerBytes;
-    const uint32_t stored_crc = load_le32(src + body);
-    const uint32_t actual_crc = crc32(src, body);
+    const size_t trailer = kCheckpointTrailerBytes + (version == kCheckpointOriginVersion ? kCheckpointOriginBytes : 0);
+    if (len < kCheckpointHeaderBytes + trailer) corrupt("truncated (" + std::to_string(len) + " bytes)");
+    const size_t body = len - trailer;
+    const size_t crc_at = len - kCheckpointTrailerBytes;
+    const uint32_t stored_crc = load_le32(src + crc_at);
+    const uint32_t actual_crc = crc32(src, crc_at);
     if (stored_crc != actual_crc) corrupt("checksum mismatch");
 
     CheckpointContents contents;
@@ -108,6 +118,19 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
     }
     if (pos != body)
         corrupt(std::to_string(body - pos) + " unused bytes after the last entry");
+    contents.version = version;
+    if (version == kCheckpointOriginVersion) {
+        const uint8_t *o = src + body;
+        Origin &origin = contents.origin;
+        origin.present = true;
+        origin.policy = load_le32(o);
+        origin.flags = load_le32(o + 4);
+        origin.seed = load_le64(o + 8);
+        origin.tp = load_le32(o + 16), origin.pp = load_le32(o + 20), origin.dp = load_le32(o + 24);
+        origin.ep = load_le32(o + 28), origin.etp = load_le32(o + 32);
+        if (origin.policy > 2) corrupt("origin: unknown seeding policy " + std::to_string(origin.policy));
+        if (origin.flags & ~3u) corrupt("origin: unknown flags");
+    }
     return contents;
 }
 

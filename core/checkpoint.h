@@ -17,27 +17,43 @@ struct NamedState {
     PhiloxState state;
 };
 
+// Who the states belong to (a seeding policy's rank), recorded by format
+// version 2.  Equality of the fields that matter is decided by the tracker.
+struct Origin {
+    bool present = false;
+    uint32_t policy = 0, flags = 0;
+    uint64_t seed = 0;
+    uint32_t tp = 0, pp = 0, dp = 0, ep = 0, etp = 0;
+};
+
 // What a checkpoint holds.  In a valid checkpoint names are valid and
 // pairwise distinct, seeds of named states pairwise distinct, offsets
 // multiples of 4.
 struct CheckpointContents {
     PhiloxState default_state;
     std::vector<NamedState> states;  // insertion order
+    Origin origin;                   // version 2 only
+    uint32_t version = 1;
 };
 
 constexpr char kCheckpointMagic[8] = {'R', 'N', 'G', 'T', 'R', 'K', 'C', 'K'};
+// Version 1: states only.  Version 2: states plus an origin block; written
+// only for trackers that have an origin, so others stay readable by v1 readers.
 constexpr uint32_t kCheckpointFormatVersion = 1;
+constexpr uint32_t kCheckpointOriginVersion = 2;
+constexpr size_t kCheckpointOriginBytes = 36;  // policy, flags, seed, tp, pp, dp, ep, etp
 constexpr size_t kCheckpointHeaderBytes = 40;  // magic, version, length, default state, count
 constexpr size_t kCheckpointTrailerBytes = 4;  // CRC-32
 
 // Exact encoded size of (default_state, states); throws
 // Error(RNGTRK_E_OVERFLOW) if it does not fit the format or size_t.
-size_t checkpoint_size(const std::vector<NamedState> &states);
+// With an origin present the encoding is version 2 (36 bytes more).
+size_t checkpoint_size(const std::vector<NamedState> &states, const Origin &origin = Origin());
 
-// Writes exactly checkpoint_size(states) bytes to dst.  The states must obey
-// the rules of CheckpointContents (the tracker guarantees it).
-void encode_checkpoint(const PhiloxState &default_state, const std::vector<NamedState> &states,
-                       uint8_t *dst);
+// Writes exactly checkpoint_size(states, origin) bytes to dst.  The states
+// must obey the rules of CheckpointContents (the tracker guarantees it).
+void encode_checkpoint(const PhiloxState &default_state, const std::vector<NamedState> &states, uint8_t *dst,
+                       const Origin &origin = Origin());
 
 // Validates the framing (magic, version, length, checksum, entry bounds)
 // and decodes; throws Error (RNGTRK_E_CORRUPT or

@@ -156,8 +156,10 @@ void dtensor_offsets(const MeshSpec &m, uint64_t offset, OffsetRule rule, uint64
 }
 
 uint64_t tracker_digest(const Tracker &t) {
-    std::vector<uint8_t> bytes(t.saved_size());
-    t.save_to(bytes.data());
+    // The states only (the version 1 encoding): replicas whose origins name
+    // different data-parallel ranks still hold the same streams.
+    std::vector<uint8_t> bytes(checkpoint_size(t.table().entries()));
+    encode_checkpoint(t.default_state(), t.table().entries(), bytes.data());
     // Philox4x32-10 as a compression function: the running 64-bit value and
     // the next 8 bytes form the counter, under a fixed key; the two halves of
     // the output are xor-ed into the new running value.  The length goes in

@@ -38,10 +38,17 @@ public:
 
     size_t fork_depth() const { return forks_.size(); }
 
-    // Checkpoint bytes.
-    size_t saved_size() const { return checkpoint_size(table_.entries()); }
-    void save_to(uint8_t *dst) const { encode_checkpoint(default_, table_.entries(), dst); }
-    void load(const uint8_t *src, size_t len);
+    // Checkpoint bytes (version 2 when the tracker has an origin).
+    size_t saved_size() const { return checkpoint_size(table_.entries(), origin_); }
+    void save_to(uint8_t *dst) const { encode_checkpoint(default_, table_.entries(), dst, origin_); }
+    // Refuses (RNGTRK_E_WRONG_RANK) a checkpoint whose origin's streams
+    // differ from this tracker's origin, unless any_rank.
+    void load(const uint8_t *src, size_t len, bool any_rank = false);
+
+    // Who the states belong to (set by a seeding policy; kept by add,
+    // set_state(s) and manual_seed; cleared by reset; taken from a load).
+    const Origin &origin() const { return origin_; }
+    void set_origin(const Origin &origin) { origin_ = origin; }
 
 private:
     void refuse_inside_fork(const char *operation) const;
@@ -49,6 +56,7 @@ private:
     PhiloxState default_;
     StateTable table_;
     std::vector<size_t> forks_;  // table indexes, innermost last
+    Origin origin_;
 };
 
 }  // namespace rngtrk

@@ -92,7 +92,7 @@ static int read_checkpoint(const char *path, unsigned char **out, size_t *out_le
                                    ? "not an rngtrk checkpoint (bad magic)"
                                    : "truncated checkpoint header");
     }
-    if (le_u32(head + 8) != 1) {
+    if (le_u32(head + 8) != 1 && le_u32(head + 8) != 2) {
         fclose(f);
         return fail_with(path, "unsupported checkpoint format version");
     }
@@ -133,6 +133,7 @@ static int inspect(const char *path) {
     unsigned char *bytes = NULL;
     size_t len = 0;
     if (read_checkpoint(path, &bytes, &len) != 0) return 1;
+    const uint32_t version = le_u32(bytes + 8); /* checked by read_checkpoint */
     rngtrk_tracker *t = NULL;
     rngtrk_status st = rngtrk_tracker_new(&t);
     if (st == RNGTRK_OK) st = rngtrk_tracker_load(t, bytes, len);
@@ -145,9 +146,9 @@ static int inspect(const char *path) {
     size_t count = 0;
     rngtrk_tracker_get_default(t, &d);
     rngtrk_tracker_count(t, &count);
-    printf("{\"format_version\": 1, \"default\": {\"seed\": %" PRIu64 ", \"offset\": %" PRIu64
+    printf("{\"format_version\": %u, \"default\": {\"seed\": %" PRIu64 ", \"offset\": %" PRIu64
            "}, \"states\": [",
-           d.seed, d.offset);
+           (unsigned)version, d.seed, d.offset);
     for (size_t i = 0; i < count; ++i) {
         const char *name = NULL;
         rngtrk_philox_state s;

@@ -225,3 +225,98 @@ TEST(Distributed, DigestsAgreeExactlyWhenTrackersDo) {
     EXPECT_TRUE(digests.insert(da).second);
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_digest(a.get(), nullptr));
 }
+
+namespace {
+
+std::vector<uint8_t> seeded_checkpoint(rngtrk_seed_policy policy, const rngtrk_parallel_rank &r, uint32_t flags) {
+    TrackerPtr t = new_tracker();
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_seed_rank(t.get(), policy, 1234, &r, flags));
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_fork(t.get(), "model-parallel-rng"));
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_advance(t.get(), 16, nullptr));
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_restore(t.get(), "model-parallel-rng"));
+    return save(t.get());
+}
+
+}  // namespace
+
+TEST(Distributed, CheckpointsOfSeededTrackersAreVersion2AndNameTheirRank) {
+    // tp 3, pp 1, dp 2, ep 1: the golden file written by the independent encoder.
+    const rngtrk_parallel_rank r{3, 1, 2, 1, 0};
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1234, &r, 0));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 8, nullptr));
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "model-parallel-rng"));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 16, nullptr));
+    ASSERT_OK(rngtrk_tracker_restore(t.get(), "model-parallel-rng"));
+    const std::vector<uint8_t> bytes = save(t.get());
+    EXPECT_EQ(read_file(vector_path("checkpoints/megatron_rank_v2.rtck")), bytes);
+    EXPECT_EQ(2u, bytes[8]);
+    // A fresh tracker takes the origin with the states.
+    TrackerPtr u = new_tracker();
+    ASSERT_OK(rngtrk_tracker_load(u.get(), bytes.data(), bytes.size()));
+    rngtrk_origin o;
+    ASSERT_OK(rngtrk_tracker_get_origin(u.get(), &o));
+    EXPECT_EQ(1u, o.present);
+    EXPECT_EQ(uint32_t{RNGTRK_POLICY_MEGATRON}, o.policy);
+    EXPECT_EQ(1234u, o.seed);
+    EXPECT_EQ(3u, o.rank.tp);
+    EXPECT_EQ(2u, o.rank.dp);
+    EXPECT_EQ(bytes, save(u.get()));
+    // reset forgets it, and saves version 1 again.
+    ASSERT_OK(rngtrk_tracker_reset(u.get()));
+    ASSERT_OK(rngtrk_tracker_get_origin(u.get(), &o));
+    EXPECT_EQ(0u, o.present);
+    EXPECT_EQ(1u, save(u.get())[8]);
+}
+
+TEST(Distributed, ACheckpointOfAnotherRankIsRefusedUnlessAsked) {
+    const rngtrk_parallel_rank writer{1, 0, 0, 0, 0}, other_tp{0, 0, 0, 0, 0}, other_dp{1, 0, 1, 0, 0};
+    const std::vector<uint8_t> bytes = seeded_checkpoint(RNGTRK_POLICY_MEGATRON, writer, 0);
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1234, &other_tp, 0));
+    const Snapshot before = snapshot(t.get());
+    EXPECT_STATUS(RNGTRK_E_WRONG_RANK, rngtrk_tracker_load(t.get(), bytes.data(), bytes.size()));
+    EXPECT_NE(nullptr, std::strstr(rngtrk_last_error(), "tp 1"));
+    EXPECT_TRUE(before == snapshot(t.get()));
+    // Megatron without data-parallel random init: dp replicas share streams.
+    TrackerPtr replica = new_tracker();
+    ASSERT_OK(rngtrk_tracker_seed_rank(replica.get(), RNGTRK_POLICY_MEGATRON, 1234, &other_dp, 0));
+    ASSERT_OK(rngtrk_tracker_load(replica.get(), bytes.data(), bytes.size()));
+    // ...but not with it, nor under slapo, where dp changes the seeds.
+    const std::vector<uint8_t> dp_init = seeded_checkpoint(RNGTRK_POLICY_MEGATRON, writer, RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT);
+    TrackerPtr d = new_tracker();
+    ASSERT_OK(rngtrk_tracker_seed_rank(d.get(), RNGTRK_POLICY_MEGATRON, 1234, &other_dp, RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT));
+    EXPECT_STATUS(RNGTRK_E_WRONG_RANK, rngtrk_tracker_load(d.get(), dp_init.data(), dp_init.size()));
+    // Another base seed or policy is another job.
+    TrackerPtr s = new_tracker();
+    ASSERT_OK(rngtrk_tracker_seed_rank(s.get(), RNGTRK_POLICY_DERIVED, 1234, &writer, 0));
+    EXPECT_STATUS(RNGTRK_E_WRONG_RANK, rngtrk_tracker_load(s.get(), bytes.data(), bytes.size()));
+    // The override takes it, with its origin.
+    ASSERT_OK(rngtrk_tracker_load_flags(t.get(), bytes.data(), bytes.size(), RNGTRK_LOAD_ANY_RANK));
+    EXPECT_EQ(bytes, save(t.get()));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_load_flags(t.get(), bytes.data(), bytes.size(), 2));
+    // Version 1 checkpoints carry no origin: always accepted.
+    const std::vector<uint8_t> v1 = read_file(vector_path("checkpoints/megatron.rtck"));
+    ASSERT_OK(rngtrk_tracker_load(s.get(), v1.data(), v1.size()));
+}
+
+TEST(Distributed, DataParallelReplicasHaveEqualDigestsAndTensorShardsDifferent) {
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> by_tp_pp;
+    std::set<uint64_t> distinct;
+    for (uint32_t pp = 0; pp < 2; ++pp)
+        for (uint32_t dp = 0; dp < 2; ++dp)
+            for (uint32_t tp = 0; tp < 2; ++tp) {
+                TrackerPtr t = new_tracker();
+                const rngtrk_parallel_rank r{tp, pp, dp, 0, 0};
+                ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 7, &r, 0));
+                uint64_t d;
+                ASSERT_OK(rngtrk_tracker_digest(t.get(), &d));
+                const auto key = std::make_pair(tp, pp);
+                if (by_tp_pp.count(key)) {
+                    EXPECT_EQ(by_tp_pp[key], d) << "dp replicas differ";
+                }
+                by_tp_pp[key] = d;
+                distinct.insert(d);
+            }
+    EXPECT_EQ(4u, distinct.size());  // one per (tp, pp)
+}

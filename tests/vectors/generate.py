@@ -77,12 +77,17 @@ MAGIC = b"RNGTRKCK"
 FORMAT_VERSION = 1
 
 
-def encode_checkpoint(default, states, version=FORMAT_VERSION, total_length=None, crc=None):
-    """states: list of (name_bytes, seed, offset).  The keyword arguments
-    let the invalid-file recipes break one field at a time."""
+def encode_checkpoint(default, states, version=None, total_length=None, crc=None, origin=None):
+    """states: list of (name_bytes, seed, offset); origin: None or (policy,
+    flags, seed, tp, pp, dp, ep, etp), which makes it format version 2.  The
+    keyword arguments let the invalid-file recipes break one field at a time."""
     body = bytearray()
     for name, seed, offset in states:
         body += bytes([len(name)]) + name + state_bytes(seed, offset)
+    if origin is not None:
+        body += struct.pack("<IIQ5I", *origin)
+    if version is None:
+        version = FORMAT_VERSION if origin is None else 2
     length = 40 + len(body) + 4 if total_length is None else total_length
     head = MAGIC + struct.pack("<IQ", version, length) + state_bytes(*default)
     head += struct.pack("<I", len(states))
@@ -90,10 +95,10 @@ def encode_checkpoint(default, states, version=FORMAT_VERSION, total_length=None
     return data + struct.pack("<I", zlib.crc32(data) if crc is None else crc)
 
 
-def canonical_json(default, states):
+def canonical_json(default, states, version=FORMAT_VERSION):
     """One line, as Python's json.dumps(ensure_ascii=False) writes it."""
     obj = {
-        "format_version": FORMAT_VERSION,
+        "format_version": version,
         "default": {"seed": default[0], "offset": default[1]},
         "states": [{"name": n.decode("utf-8"), "seed": s, "offset": o} for n, s, o in states],
     }
@@ -128,7 +133,9 @@ INVALID = {
     # name: (bytes, expected status name)
     "empty_file": (b"", "RNGTRK_E_CORRUPT"),
     "bad_magic": (b"RNGTRKXX" + _ok[8:], "RNGTRK_E_CORRUPT"),
-    "future_version": (encode_checkpoint((5, 0), _two, version=2), "RNGTRK_E_UNSUPPORTED_VERSION"),
+    "future_version": (encode_checkpoint((5, 0), _two, version=3), "RNGTRK_E_UNSUPPORTED_VERSION"),
+    "origin_unknown_policy": (encode_checkpoint((5, 0), _two, origin=(7, 0, 1, 0, 0, 0, 0, 0)), "RNGTRK_E_CORRUPT"),
+    "origin_truncated": (encode_checkpoint((5, 0), _two, origin=(0, 0, 1, 0, 0, 0, 0, 0))[:-8], "RNGTRK_E_CORRUPT"),
     "truncated": (_ok[:-1], "RNGTRK_E_CORRUPT"),
     "trailing_byte": (_ok + b"\0", "RNGTRK_E_CORRUPT"),
     "bad_checksum": (encode_checkpoint((5, 0), _two, crc=zlib.crc32(_ok[:-4]) ^ 1), "RNGTRK_E_CORRUPT"),
@@ -353,6 +360,14 @@ def all_files():
     for name, (default, states) in goldens.items():
         files["checkpoints/%s.rtck" % name] = encode_checkpoint(default, states)
         files["checkpoints/%s.json" % name] = canonical_json(default, states).encode("utf-8")
+    # Format version 2: Megatron-LM's rank (tp 3, pp 1, dp 2, ep 1, etp 0) of
+    # seed 1234, as rngtrk_tracker_seed_rank seeds it, with its origin.
+    s = 1234 + 100 * 1
+    v2_states = [(b"data-parallel-rng", s, 0), (b"model-parallel-rng", s + 2718 + 3, 16),
+                 (b"expert-parallel-rng", s + 1024 + 100 * 1 + 0, 0)]
+    origin = (0, 0, 1234, 3, 1, 2, 1, 0)  # policy megatron, flags 0, seed, tp, pp, dp, ep, etp
+    files["checkpoints/megatron_rank_v2.rtck"] = encode_checkpoint((s, 8), v2_states, origin=origin)
+    files["checkpoints/megatron_rank_v2.json"] = canonical_json((s, 8), v2_states, version=2).encode("utf-8")
     expected = ["# file expected-status (each file must fail to load with that status)"]
     for name, (data, status) in INVALID.items():
         files["checkpoints/invalid/%s.rtck" % name] = data

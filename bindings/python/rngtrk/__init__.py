@@ -20,7 +20,8 @@ from .checkpoint_json import describe as describe_checkpoint, to_json as checkpo
 from .errors import (
     BufferTooSmallError, CorruptCheckpointError, DuplicateNameError, DuplicateSeedError,
     ForkOrderError, InternalError, InvalidArgumentError, RngtrkError, RngtrkMemoryError,
-    RngtrkOverflowError, UnavailableError, UnknownNameError, UnsupportedVersionError, status_string,
+    RngtrkOverflowError, UnavailableError, UnknownNameError, UnsupportedVersionError, WrongRankError,
+    status_string,
 )
 from .generation import philox4x32_10, random_u32, uniform_f32
 from .sampling import cpu_path, offset_increment, sample, sample_slice
@@ -45,6 +46,6 @@ __all__ = [
     "DuplicateSeedError", "ForkOrderError", "InternalError", "InvalidArgumentError", "PhiloxState",
     "RngtrkError", "RngtrkMemoryError", "RngtrkOverflowError", "STATE_BYTES", "Tracker",
     "UnavailableError", "UnknownNameError", "UnsupportedVersionError", "checkpoint_to_json",
-    "describe_checkpoint", "library_path", "philox4x32_10", "random_u32", "status_string",
+    "describe_checkpoint", "library_path", "WrongRankError", "philox4x32_10", "random_u32", "status_string",
     "uniform_f32", "version_number", "version_string", "sample", "sample_slice", "offset_increment", "cpu_path",
 ]

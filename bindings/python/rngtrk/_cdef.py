@@ -18,7 +18,8 @@ typedef enum rngtrk_status {
     RNGTRK_E_OVERFLOW = -9,
     RNGTRK_E_OUT_OF_MEMORY = -10,
     RNGTRK_E_UNAVAILABLE = -11,
-    RNGTRK_E_INTERNAL = -12
+    RNGTRK_E_INTERNAL = -12,
+    RNGTRK_E_WRONG_RANK = -13
 } rngtrk_status;
 typedef struct rngtrk_tracker rngtrk_tracker;
 typedef struct rngtrk_philox_state {
@@ -100,6 +101,15 @@ typedef struct rngtrk_parallel_rank {
 } rngtrk_parallel_rank;
 rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
                                                   const rngtrk_parallel_rank *rank, uint32_t flags);
+typedef struct rngtrk_origin {
+    uint32_t present;
+    uint32_t policy;
+    uint32_t flags;
+    uint32_t reserved;
+    uint64_t seed;
+    rngtrk_parallel_rank rank;
+} rngtrk_origin;
+rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out);
 rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
 typedef enum rngtrk_placement_kind {
     RNGTRK_PLACEMENT_REPLICATE = 0,
@@ -161,6 +171,8 @@ rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_
                                                     rngtrk_philox_state *out_before);
 rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst,
                                              size_t capacity, size_t *out_len);
+rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
+                                                   uint32_t flags);
 rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
 #define RNGTRK_VERSION_MAJOR 0
 #define RNGTRK_VERSION_MINOR 1
@@ -170,4 +182,5 @@ rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t 
 #define RNGTRK_MAX_NAME_BYTES 255
 #define RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT 1
 #define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
+#define RNGTRK_LOAD_ANY_RANK 1
 """

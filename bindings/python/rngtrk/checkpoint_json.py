@@ -45,7 +45,7 @@ def read_checkpoint_file(path):
             raise ValueError("not an rngtrk checkpoint (bad magic)")
         if len(head) < HEADER_PREFIX_BYTES:
             raise ValueError("truncated checkpoint header")
-        if int.from_bytes(head[8:12], "little") != 1:
+        if int.from_bytes(head[8:12], "little") not in (1, 2):
             raise ValueError("unsupported checkpoint format version")
         size = f.seek(0, 2)
         declared = int.from_bytes(head[12:20], "little")

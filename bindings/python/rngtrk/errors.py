@@ -96,10 +96,16 @@ class InternalError(RngtrkError, RuntimeError):
     code = lib.RNGTRK_E_INTERNAL
 
 
+class WrongRankError(RngtrkError, ValueError):
+    """RNGTRK_E_WRONG_RANK: the checkpoint was written by a rank whose
+    streams differ from this tracker's (load with any_rank=True to take it)."""
+    code = lib.RNGTRK_E_WRONG_RANK
+
+
 ERROR_CLASSES = {cls.code: cls for cls in (
     InvalidArgumentError, DuplicateNameError, DuplicateSeedError, UnknownNameError, ForkOrderError,
     BufferTooSmallError, CorruptCheckpointError, UnsupportedVersionError, RngtrkOverflowError,
-    RngtrkMemoryError, UnavailableError, InternalError)}
+    RngtrkMemoryError, UnavailableError, InternalError, WrongRankError)}
 
 
 def status_string(code):

@@ -271,11 +271,12 @@ class Tracker:
             check(lib.rngtrk_tracker_save(handle, buffer, length[0], length))
         return bytes(ffi.buffer(buffer, length[0]))
 
-    def load(self, data):
+    def load(self, data, any_rank=False):
         """Replaces the default and named states by those of checkpoint bytes
         (bytes, bytearray, memoryview, numpy uint8 array).  Everything is
-        validated first: on CorruptCheckpointError, UnsupportedVersionError or
-        ForkOrderError the tracker is exactly as before."""
+        validated first: on CorruptCheckpointError, UnsupportedVersionError,
+        WrongRankError (a checkpoint of another rank; any_rank=True takes it)
+        or ForkOrderError the tracker is exactly as before."""
         try:
             view = memoryview(data)
         except TypeError:
@@ -284,7 +285,8 @@ class Tracker:
             raise invalid("checkpoint bytes must be C-contiguous")
         source = ffi.from_buffer("uint8_t[]", view) if view.nbytes else ffi.NULL
         with self._lock:
-            check(lib.rngtrk_tracker_load(self._live(), source, view.nbytes))
+            check(lib.rngtrk_tracker_load_flags(self._live(), source, view.nbytes,
+                                                lib.RNGTRK_LOAD_ANY_RANK if any_rank else 0))
 
     # -- drawing from the active state ------------------------------------
     def random_u32(self, count, out=None):

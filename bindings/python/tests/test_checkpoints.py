@@ -66,7 +66,7 @@ def replay(tracker, calls):
 
 
 def test_there_are_golden_files():
-    assert {"empty", "megatron", "edge_names", "resumed_job"} <= set(GOLDEN)
+    assert {"empty", "megatron", "edge_names", "resumed_job", "megatron_rank_v2"} <= set(GOLDEN)
 
 
 @pytest.mark.parametrize("name", GOLDEN)

@@ -19,6 +19,7 @@ EXPECTED = {
     -10: (rngtrk.RngtrkMemoryError, MemoryError),
     -11: (rngtrk.UnavailableError, RuntimeError),
     -12: (rngtrk.InternalError, RuntimeError),
+    -13: (rngtrk.WrongRankError, ValueError),
 }
 
 
@@ -34,7 +35,7 @@ def test_each_status_code_has_its_class_and_builtin_base(code):
 
 
 def test_an_unknown_code_from_a_newer_library_is_a_plain_rngtrk_error():
-    error = errors.error_for(-99, "future")
+    error = errors.error_for(-99, "future")  # a code this binding does not know
     assert type(error) is rngtrk.RngtrkError and error.code == -99
     assert rngtrk.status_string(-99) == "unknown status code"
 

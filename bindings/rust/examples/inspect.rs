@@ -37,7 +37,8 @@ fn read_checkpoint(path: &str) -> Result<Vec<u8>, String> {
     if head.len() < HEADER_PREFIX_BYTES {
         return Err("truncated checkpoint header".into());
     }
-    if u32::from_le_bytes([head[8], head[9], head[10], head[11]]) != 1 {
+    let version = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
+    if version != 1 && version != 2 {
         return Err("unsupported checkpoint format version".into());
     }
     let declared = u64::from_le_bytes(head[12..20].try_into().expect("8 bytes"));

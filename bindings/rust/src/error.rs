@@ -38,6 +38,8 @@ pub enum ErrorKind {
     Unavailable,
     /// `RNGTRK_E_INTERNAL`: a bug in rngtrk.
     Internal,
+    /// `RNGTRK_E_WRONG_RANK`: a checkpoint of a rank whose streams differ.
+    WrongRank,
     /// A status code this crate does not know (from a newer library).
     Other,
 }
@@ -57,6 +59,7 @@ impl ErrorKind {
             sys::rngtrk_status::RNGTRK_E_OUT_OF_MEMORY => ErrorKind::OutOfMemory,
             sys::rngtrk_status::RNGTRK_E_UNAVAILABLE => ErrorKind::Unavailable,
             sys::rngtrk_status::RNGTRK_E_INTERNAL => ErrorKind::Internal,
+            sys::rngtrk_status::RNGTRK_E_WRONG_RANK => ErrorKind::WrongRank,
             _ => ErrorKind::Other,
         }
     }
@@ -147,6 +150,7 @@ mod tests {
             ErrorKind::OutOfMemory,
             ErrorKind::Unavailable,
             ErrorKind::Internal,
+            ErrorKind::WrongRank,
         ];
         for (i, kind) in kinds.iter().enumerate() {
             let code = -(i as i32) - 1;
@@ -155,7 +159,7 @@ mod tests {
             assert_ne!(status_string(code), "unknown status code");
             assert_eq!(error.to_string(), format!("{}: m", status_string(code)));
         }
-        assert_eq!(Error { code: -13, message: String::new() }.kind(), ErrorKind::Other);
+        assert_eq!(Error { code: -14, message: String::new() }.kind(), ErrorKind::Other);
         assert_eq!(Error { code: 1, message: String::new() }.kind(), ErrorKind::Other);
         assert_eq!(Error::invalid("x".into()).kind(), ErrorKind::InvalidArgument);
     }

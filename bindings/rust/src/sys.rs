@@ -12,6 +12,7 @@ pub const RNGTRK_STATE_BYTES: u32 = 16;
 pub const RNGTRK_MAX_NAME_BYTES: u32 = 255;
 pub const RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT: u32 = 1;
 pub const RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED: u32 = 2;
+pub const RNGTRK_LOAD_ANY_RANK: u32 = 1;
 impl rngtrk_status {
     pub const RNGTRK_OK: rngtrk_status = rngtrk_status(0);
 }
@@ -50,6 +51,9 @@ impl rngtrk_status {
 }
 impl rngtrk_status {
     pub const RNGTRK_E_INTERNAL: rngtrk_status = rngtrk_status(-12);
+}
+impl rngtrk_status {
+    pub const RNGTRK_E_WRONG_RANK: rngtrk_status = rngtrk_status(-13);
 }
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
@@ -558,6 +562,136 @@ extern "C" {
         flags: u32,
     ) -> rngtrk_status;
 }
+#[repr(C)]
+pub struct rngtrk_origin {
+    pub present: u32,
+    pub policy: u32,
+    pub flags: u32,
+    pub reserved: u32,
+    pub seed: u64,
+    pub rank: rngtrk_parallel_rank,
+}
+#[test]
+fn bindgen_test_layout_rngtrk_origin() {
+    assert_eq!(
+        ::std::mem::size_of::<rngtrk_origin>(),
+        48usize,
+        concat!("Size of: ", stringify!(rngtrk_origin))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<rngtrk_origin>(),
+        8usize,
+        concat!("Alignment of ", stringify!(rngtrk_origin))
+    );
+    fn test_field_present() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).present) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(present)
+            )
+        );
+    }
+    test_field_present();
+    fn test_field_policy() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).policy) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(policy)
+            )
+        );
+    }
+    test_field_policy();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_seed() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).seed) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(seed)
+            )
+        );
+    }
+    test_field_seed();
+    fn test_field_rank() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(rank)
+            )
+        );
+    }
+    test_field_rank();
+}
+extern "C" {
+    pub fn rngtrk_tracker_get_origin(
+        t: *const rngtrk_tracker,
+        out: *mut rngtrk_origin,
+    ) -> rngtrk_status;
+}
 extern "C" {
     pub fn rngtrk_tracker_digest(t: *const rngtrk_tracker, out: *mut u64) -> rngtrk_status;
 }
@@ -776,6 +910,14 @@ extern "C" {
         dst: *mut u8,
         capacity: usize,
         out_len: *mut usize,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_tracker_load_flags(
+        t: *mut rngtrk_tracker,
+        src: *const u8,
+        len: usize,
+        flags: u32,
     ) -> rngtrk_status;
 }
 extern "C" {

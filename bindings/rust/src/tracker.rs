@@ -225,6 +225,17 @@ impl Tracker {
         check(unsafe { sys::rngtrk_tracker_load(self.raw_mut(), src, bytes.len()) })
     }
 
+    /// Like [`Tracker::load`], but takes a checkpoint written by another
+    /// rank (format version 2 records who wrote it; `load` refuses one whose
+    /// streams differ from this tracker's with `ErrorKind::WrongRank`).
+    pub fn load_any_rank(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        let src = if bytes.is_empty() { ptr::null() } else { bytes.as_ptr() };
+        // SAFETY: `src` is valid for bytes.len() reads (or NULL with len 0).
+        check(unsafe {
+            sys::rngtrk_tracker_load_flags(self.raw_mut(), src, bytes.len(), sys::RNGTRK_LOAD_ANY_RANK)
+        })
+    }
+
     /// Runs a `const rngtrk_tracker *` getter with an out-state.
     fn read(
         &self,

@@ -20,7 +20,7 @@ fn golden_names() -> Vec<String> {
 #[test]
 fn golden_files_load_save_back_and_decode_to_their_json() {
     let names = golden_names();
-    assert!(names.len() >= 4);
+    assert!(names.len() >= 5);
     for name in names {
         let bytes = read_vector(&format!("checkpoints/{}.rtck", name));
         let mut t = Tracker::new().unwrap();
