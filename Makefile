@@ -5,6 +5,7 @@
 #   make bench         Google Benchmark figures (ratios against a reference in the same run)
 #   make bench-python  the Python binding's per-call costs, next to a pure-Python tracker
 #   make python-cdef   regenerate bindings/python/rngtrk/_cdef.py from c_api/rngtrk.h
+#   make test-mpi      the Open MPI runs (8 ranks, then 4 on another layout); also in make test
 #   make bindgen       regenerate bindings/rust/src/sys.rs from c_api/rngtrk.h (Debian's bindgen)
 #   make install       PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= PKGCONFIGDIR= BINDIR=
 #   make uninstall     the same variables
@@ -122,6 +123,7 @@ CARGO ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
 
 include tools/demo.mk
 include tests/tests.mk
+include tests/mpi/mpi.mk
 include bench/bench.mk
 
 clean:

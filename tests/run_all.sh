@@ -101,6 +101,7 @@ trap 'rm -f "$log"; rm -rf "$demo_dir"' EXIT
 check "demo: resumed run draws identical numbers" "$build/demo_training_loop" "$demo_dir"
 check "demo: Python resumes C's checkpoint and draws the same numbers" \
     env PYTHONPATH="$top/bindings/python" "$python" "$top/tools/demo_resume.py" "$demo_dir"
+check "MPI: 8 ranks train and save, 4 ranks resume on another layout, mpi4py" "$top/tests/mpi/run_mpi_tests.sh"
 pytest_suite "Python binding (cffi): bindings/python/tests" "$top/bindings/python/tests"
 cargo_suite "Rust crate: cargo test --offline (unit, integration, doc and compile_fail tests)"
 rust_examples="$build/rust/debug/examples"

@@ -39,6 +39,6 @@ TEST_PROGRAMS := $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/
                  $(TEST_BUILD)/run_recipe
 
 .PHONY: test test-programs
-test-programs: all $(TEST_PROGRAMS) $(DEMO)
+test-programs: all $(TEST_PROGRAMS) $(DEMO) $(MPI_PROGRAM)
 test: test-programs
 	tests/run_all.sh

@@ -13,3 +13,6 @@ demo: $(DEMO)
 	$(DEMO) $(DEMO_DIR)
 	PYTHONPATH=bindings/python $(PYTHON) tools/demo_resume.py $(DEMO_DIR)
 	cd bindings/rust && $(CARGO) run --offline --quiet --example demo_resume -- $(CURDIR)/$(DEMO_DIR)
+	@echo "--- distributed: Open MPI, 8 ranks (tp=2 pp=2 dp=2), then resume on 4 (tp=4)"
+	$(MAKE) --no-print-directory $(MPI_PROGRAM)
+	tests/mpi/run_mpi_tests.sh

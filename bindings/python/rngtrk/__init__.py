@@ -23,6 +23,7 @@ from .errors import (
     RngtrkOverflowError, UnavailableError, UnknownNameError, UnsupportedVersionError, WrongRankError,
     status_string,
 )
+from .distributed import dtensor_local_box, dtensor_offsets
 from .generation import philox4x32_10, random_u32, uniform_f32
 from .sampling import cpu_path, offset_increment, sample, sample_slice
 from .state import STATE_BYTES, PhiloxState
@@ -46,6 +47,6 @@ __all__ = [
     "DuplicateSeedError", "ForkOrderError", "InternalError", "InvalidArgumentError", "PhiloxState",
     "RngtrkError", "RngtrkMemoryError", "RngtrkOverflowError", "STATE_BYTES", "Tracker",
     "UnavailableError", "UnknownNameError", "UnsupportedVersionError", "checkpoint_to_json",
-    "describe_checkpoint", "library_path", "WrongRankError", "philox4x32_10", "random_u32", "status_string",
+    "describe_checkpoint", "library_path", "WrongRankError", "dtensor_local_box", "dtensor_offsets", "philox4x32_10", "random_u32", "status_string",
     "uniform_f32", "version_number", "version_string", "sample", "sample_slice", "offset_increment", "cpu_path",
 ]

@@ -309,6 +309,47 @@ class Tracker:
             check(lib.rngtrk_tracker_sample(self._live(), spec, count, _buffer(array), array.nbytes, ffi.NULL))
         return array
 
+    def sample_slice(self, global_shape, start, local_shape, out=None, *, layout="stateless", dist="uniform",
+                     dtype="f32", **params):
+        """This rank's box of a tensor (see rngtrk.sample_slice), drawn from the
+        active state, which advances by what the whole tensor consumes: the
+        same on every rank holding a box of it."""
+        from .sampling import _buffer, _output, make_spec
+        spec = make_spec(layout, dist, dtype, **params)
+        dims = [tuple(_u64(v, "shape") for v in d) for d in (global_shape, start, local_shape)]
+        if not len(dims[0]) == len(dims[1]) == len(dims[2]):
+            raise invalid("global_shape, start and local_shape need the same number of dimensions")
+        count = 1
+        for n in dims[2]:
+            count *= n
+        array = _output(count, out, dtype)
+        c_dims = [ffi.new("uint64_t[]", d or (0,)) for d in dims]
+        with self._lock:
+            check(lib.rngtrk_tracker_sample_slice(self._live(), spec, len(dims[0]), c_dims[0], c_dims[1], c_dims[2],
+                                                  _buffer(array), array.nbytes, ffi.NULL))
+        return array.reshape(dims[2]) if out is None else out
+
+    def seed_rank(self, policy, seed, *, tp=0, pp=0, dp=0, ep=0, etp=0, dp_random_init=False,
+                  always_enable_tp_seed=False):
+        """Seeds this tracker as `policy` ("megatron", "slapo", "derived")
+        seeds the rank at these coordinates; checkpoints then record it."""
+        from .distributed import POLICIES
+        if policy not in POLICIES:
+            raise invalid(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+        rank = ffi.new("rngtrk_parallel_rank *", [_u64(v, "coordinate") for v in (tp, pp, dp, ep, etp)])
+        flags = (lib.RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT if dp_random_init else 0) | \
+                (lib.RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED if always_enable_tp_seed else 0)
+        with self._lock:
+            check(lib.rngtrk_tracker_seed_rank(self._live(), POLICIES[policy], _u64(seed, "seed"), rank, flags))
+
+    def digest(self):
+        """A 64-bit fingerprint of the states: allgather it to find ranks
+        whose trackers went out of sync."""
+        out = ffi.new("uint64_t *")
+        with self._lock:
+            check(lib.rngtrk_tracker_digest(self._live(), out))
+        return out[0]
+
     def uniform_f32(self, count, out=None):
         """Like random_u32, as float32 uniforms in [0, 1)."""
         array = output_array(count, out, "float32")

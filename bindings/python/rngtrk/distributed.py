@@ -1,0 +1,56 @@
+"""Distributed helpers (docs/distributed.md): DTensor boxes and offsets.
+
+Placements are strings, one per mesh dimension: "S<dim>" (Shard), "R"
+(Replicate) or "P" (Partial, which random ops treat like Replicate).
+"""
+from ._library import ffi, lib
+from .errors import check, invalid
+from .state import _u64
+
+POLICIES = {"megatron": lib.RNGTRK_POLICY_MEGATRON, "slapo": lib.RNGTRK_POLICY_SLAPO,
+            "derived": lib.RNGTRK_POLICY_DERIVED}
+
+
+def _placements(placements):
+    out = ffi.new("rngtrk_placement[]", len(placements))
+    for i, p in enumerate(placements):
+        if p == "R":
+            out[i].kind = lib.RNGTRK_PLACEMENT_REPLICATE
+        elif p == "P":
+            out[i].kind = lib.RNGTRK_PLACEMENT_PARTIAL
+        elif isinstance(p, str) and p[:1] == "S" and p[1:].isdigit():
+            out[i].kind, out[i].dim = lib.RNGTRK_PLACEMENT_SHARD, int(p[1:])
+        else:
+            raise invalid(f"placement {p!r} is not 'S<dim>', 'R' or 'P'")
+    return out
+
+
+def _mesh_args(mesh_shape, coord, placements, global_shape):
+    mesh = [_u64(v, "mesh_shape") for v in mesh_shape]
+    crd = [_u64(v, "coord") for v in coord]
+    if not (len(mesh) == len(crd) == len(placements)):
+        raise invalid("mesh_shape, coord and placements need one entry per mesh dimension")
+    shape = [_u64(v, "global_shape") for v in global_shape]
+    return (len(mesh), ffi.new("uint64_t[]", mesh), ffi.new("uint64_t[]", crd), _placements(placements),
+            len(shape), ffi.new("uint64_t[]", shape or [0]))
+
+
+def dtensor_local_box(mesh_shape, coord, placements, global_shape):
+    """(start, local_shape) of this rank's box, as DTensor cuts it."""
+    args = _mesh_args(mesh_shape, coord, placements, global_shape)
+    n = args[4]
+    start, local = ffi.new("uint64_t[]", max(n, 1)), ffi.new("uint64_t[]", max(n, 1))
+    check(lib.rngtrk_dtensor_local_box(*args, start, local))
+    return tuple(start[0:n]), tuple(local[0:n])
+
+
+def dtensor_offsets(mesh_shape, coord, placements, global_shape, offset=0, rule="torch"):
+    """(pre, post): PyTorch OffsetBasedRNGTracker's offsets around a random
+    op; rule "torch" (upstream) or "exact" (a dim sharded twice chunked twice)."""
+    rules = {"torch": lib.RNGTRK_OFFSET_RULE_TORCH, "exact": lib.RNGTRK_OFFSET_RULE_EXACT}
+    if rule not in rules:
+        raise invalid(f"rule must be 'torch' or 'exact', not {rule!r}")
+    pre, post = ffi.new("uint64_t *"), ffi.new("uint64_t *")
+    check(lib.rngtrk_dtensor_offsets(*_mesh_args(mesh_shape, coord, placements, global_shape),
+                                     _u64(offset, "offset"), rules[rule], pre, post))
+    return pre[0], post[0]

@@ -1,0 +1,59 @@
+"""Distributed helpers from Python: DTensor boxes and offsets, seeding
+policies, digests, and the wrong-rank refusal of version-2 checkpoints."""
+import pytest
+
+import rngtrk
+
+
+def test_dtensor_offsets_and_boxes_match_the_hand_worked_rows():
+    assert rngtrk.dtensor_offsets((2, 4), (1, 3), ("S0", "R"), (8, 16)) == (64, 128)
+    assert rngtrk.dtensor_offsets((2, 2, 2), (1, 0, 1), ("S1", "R", "S0"), (8, 16)) == (96, 128)
+    assert rngtrk.dtensor_offsets((2, 3), (1, 2), ("S0", "S0"), (12, 5), offset=8) == (108, 68)
+    assert rngtrk.dtensor_offsets((2, 3), (1, 2), ("S0", "S0"), (12, 5), offset=8, rule="exact") == (60, 68)
+    assert rngtrk.dtensor_local_box((2, 3), (1, 2), ("S0", "S0"), (12, 5)) == ((10, 0), (2, 5))
+    with pytest.raises(rngtrk.InvalidArgumentError):
+        rngtrk.dtensor_local_box((2,), (2,), ("S0",), (8,))
+    with pytest.raises(rngtrk.InvalidArgumentError):
+        rngtrk.dtensor_offsets((2,), (0,), ("X",), (8,))
+
+
+def test_seed_rank_digest_and_wrong_rank(tracker):
+    tracker.seed_rank("megatron", 1234, tp=3, pp=1, dp=2, ep=1)
+    assert tracker.get_default().seed == 1334
+    assert tracker.get_state("model-parallel-rng").seed == 1334 + 2718 + 3
+    data = tracker.save()
+    assert data[8] == 2  # format version 2 records who wrote it
+    with rngtrk.Tracker() as other:
+        other.seed_rank("megatron", 1234, tp=0, pp=1, dp=2, ep=1)
+        before = other.digest()
+        with pytest.raises(rngtrk.WrongRankError):
+            other.load(data)
+        assert other.digest() == before
+        other.load(data, any_rank=True)
+        assert other.digest() == tracker.digest()
+    with rngtrk.Tracker() as replica:  # dp replicas share streams
+        replica.seed_rank("megatron", 1234, tp=3, pp=1, dp=0, ep=1)
+        replica.load(data)
+    with pytest.raises(rngtrk.InvalidArgumentError):
+        tracker.seed_rank("jax", 1)
+
+
+def test_sharded_boxes_drawn_by_trackers_rebuild_the_tensor():
+    import numpy
+    shape = (6, 10)
+    boxes = []
+    for r in range(4):
+        with rngtrk.Tracker() as t:
+            t.manual_seed(5)
+            start, local = rngtrk.dtensor_local_box((2, 2), (r // 2, r % 2), ("S0", "S1"), shape)
+            boxes.append((start, t.sample_slice(shape, start, local, dist="normal")))
+            after = t.digest()
+    whole = rngtrk.sample(rngtrk.PhiloxState(5, 0), 60, dist="normal").reshape(shape)
+    rebuilt = numpy.empty(shape, dtype=numpy.float32)
+    for (r0, c0), b in boxes:
+        rebuilt[r0:r0 + b.shape[0], c0:c0 + b.shape[1]] = b
+    assert numpy.array_equal(rebuilt, whole)
+    with rngtrk.Tracker() as t:
+        t.manual_seed(5)
+        t.advance(60)
+        assert t.digest() == after
