@@ -122,8 +122,8 @@ bindgen:
 CARGO ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
 
 include tools/demo.mk
+include tests/mpi/mpi.mk  # before tests.mk, whose test-programs lists $(MPI_PROGRAM)
 include tests/tests.mk
-include tests/mpi/mpi.mk
 include bench/bench.mk
 
 clean:

@@ -1,6 +1,6 @@
 # `make test-mpi`: the MPI programs (tests/mpi/), built with Open MPI's mpicc.
 MPICC ?= mpicc
-MPI_PROGRAM := $(TEST_BUILD)/mpi_training
+MPI_PROGRAM := $(BUILD)/tests/mpi_training
 
 $(MPI_PROGRAM): tests/mpi/mpi_training.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
 	@mkdir -p $(dir $@)
