@@ -21,6 +21,8 @@
 #endif
 #include <cstring>
 
+#include "hd.h"
+
 namespace rngtrk {
 namespace det {
 // Internal linkage on purpose: the sampling engines include this header in
@@ -28,26 +30,34 @@ namespace det {
 // copy, never share one the linker picked from another target's file.
 namespace {
 
-inline uint32_t bits(float x) {
+// Bit casts: memcpy on the host, the CUDA intrinsics on the device.
+#if defined(__CUDA_ARCH__)
+RNGTRK_HD inline uint32_t bits(float x) { return __float_as_uint(x); }
+RNGTRK_HD inline float from_bits32(uint32_t u) { return __uint_as_float(u); }
+RNGTRK_HD inline uint64_t bits(double x) { return static_cast<uint64_t>(__double_as_longlong(x)); }
+RNGTRK_HD inline double from_bits64(uint64_t u) { return __longlong_as_double(static_cast<long long>(u)); }
+#else
+RNGTRK_HD inline uint32_t bits(float x) {
     uint32_t u;
     std::memcpy(&u, &x, sizeof u);
     return u;
 }
-inline float from_bits32(uint32_t u) {
+RNGTRK_HD inline float from_bits32(uint32_t u) {
     float x;
     std::memcpy(&x, &u, sizeof x);
     return x;
 }
-inline uint64_t bits(double x) {
+RNGTRK_HD inline uint64_t bits(double x) {
     uint64_t u;
     std::memcpy(&u, &x, sizeof u);
     return u;
 }
-inline double from_bits64(uint64_t u) {
+RNGTRK_HD inline double from_bits64(uint64_t u) {
     double x;
     std::memcpy(&x, &u, sizeof x);
     return x;
 }
+#endif
 
 // Per-precision constants: IEEE layout, Newton step counts and series lengths.
 template <class F>
@@ -67,7 +77,7 @@ struct Traits<float> {
     static constexpr int kLogTerms = 4;   // 2s * (1 + s^2/3 + ... + s^8/9)
     static constexpr int kSinTerms = 4;   // x - x^3/3! ... up to x^9/9!
     static constexpr int kCosTerms = 5;   // 1 - x^2/2! ... up to x^10/10!
-    static float from(U u) { return from_bits32(u); }
+    RNGTRK_HD static float from(U u) { return from_bits32(u); }
 };
 
 template <>
@@ -84,32 +94,20 @@ struct Traits<double> {
     static constexpr int kLogTerms = 10;  // up to s^20/21
     static constexpr int kSinTerms = 8;   // up to x^17/17!
     static constexpr int kCosTerms = 9;   // up to x^18/18!
-    static double from(U u) { return from_bits64(u); }
+    RNGTRK_HD static double from(U u) { return from_bits64(u); }
 };
 
-// 1/(2k+1) for the atanh series, 1/n! for sin and cos, as exact decimal
-// literals rounded once by the compiler.
-constexpr double kOddReciprocal[] = {1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,  1.0 / 11,
-                                     1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21};
-constexpr double kInvFactorial[] = {1.0,
-                                    1.0,
-                                    1.0 / 2,
-                                    1.0 / 6,
-                                    1.0 / 24,
-                                    1.0 / 120,
-                                    1.0 / 720,
-                                    1.0 / 5040,
-                                    1.0 / 40320,
-                                    1.0 / 362880,
-                                    1.0 / 3628800,
-                                    1.0 / 39916800,
-                                    1.0 / 479001600,
-                                    1.0 / 6227020800.0,
-                                    1.0 / 87178291200.0,
-                                    1.0 / 1307674368000.0,
-                                    1.0 / 20922789888000.0,
-                                    1.0 / 355687428096000.0,
-                                    1.0 / 6402373705728000.0};
+// The series coefficients, 1/(2i+3) for atanh and 1/n! for sin and cos, are
+// tables local to the functions below (a namespace-scope table would be
+// host memory, out of reach of CUDA device code), written as exact decimal
+// quotients rounded once by the compiler.
+#define RNGTRK_ODD_RECIPROCALS                                                                  \
+    { 1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21 }
+#define RNGTRK_INV_FACTORIALS                                                                   \
+    { 1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320,        \
+      1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0,           \
+      1.0 / 87178291200.0, 1.0 / 1307674368000.0, 1.0 / 20922789888000.0,                         \
+      1.0 / 355687428096000.0, 1.0 / 6402373705728000.0 }
 
 // ln(2) split so that e * kLn2Hi is exact for |e| < 2^11.
 template <class F>
@@ -123,7 +121,7 @@ constexpr F kHalfPi = static_cast<F>(1.5707963267948966192);
 // ln(m) = 2 atanh(s), s = (m - 1) / (m + 1), with the reciprocal taken by
 // Newton steps from a linear first guess and atanh by its odd series.
 template <class F>
-inline F ln(F x) {
+RNGTRK_HD inline F ln(F x) {
     using T = Traits<F>;
     using U = typename T::U;
     using I = typename T::I;
@@ -141,9 +139,10 @@ inline F ln(F x) {
     for (int i = 0; i < T::kRecipSteps; ++i) y = y * (static_cast<F>(2) - d * y);
     const F s = f * y;
     const F s2 = s * s;
-    F series = static_cast<F>(kOddReciprocal[T::kLogTerms - 1]);
+    constexpr double odd_reciprocal[] = RNGTRK_ODD_RECIPROCALS;
+    F series = static_cast<F>(odd_reciprocal[T::kLogTerms - 1]);
     RNGTRK_UNROLL
-    for (int i = T::kLogTerms - 2; i >= 0; --i) series = static_cast<F>(kOddReciprocal[i]) + s2 * series;
+    for (int i = T::kLogTerms - 2; i >= 0; --i) series = static_cast<F>(odd_reciprocal[i]) + s2 * series;
     const F ln_m = (s + s) + (s + s) * (s2 * series);
     const F ef = static_cast<F>(e);
     return ef * kLn2Hi<F> + (ln_m + ef * kLn2Lo<F>);
@@ -152,7 +151,7 @@ inline F ln(F x) {
 // sqrt(x) for x >= 0 (0 gives 0): reciprocal square root from the classic
 // bit-level first guess, Newton steps, then one correction of x * rsqrt(x).
 template <class F>
-inline F sqrt(F x) {
+RNGTRK_HD inline F sqrt(F x) {
     using T = Traits<F>;
     F y = T::from(T::kRsqrtMagic - (bits(x) >> 1));
     const F half_x = static_cast<F>(0.5) * x;
@@ -166,7 +165,7 @@ inline F sqrt(F x) {
 // q and a fraction f; the fraction is folded into [0, 1/2] so the series
 // run on [0, pi/4]; the quadrant then rotates the result.
 template <class F>
-inline void sincos_2pi(F v, F *sin_out, F *cos_out) {
+RNGTRK_HD inline void sincos_2pi(F v, F *sin_out, F *cos_out) {
     using T = Traits<F>;
     using I = typename T::I;
     const F t = static_cast<F>(4) * v;  // exact
@@ -176,18 +175,19 @@ inline void sincos_2pi(F v, F *sin_out, F *cos_out) {
     const F g = fold ? static_cast<F>(1) - f : f;  // exact
     const F x = g * kHalfPi<F>;
     const F x2 = x * x;
+    constexpr double inv_factorial[] = RNGTRK_INV_FACTORIALS;
     // sin x = x (1 - x^2/3! + x^4/5! - ...), cos x = 1 - x^2/2! + ..., by Horner.
     F sp = static_cast<F>(0);
     RNGTRK_UNROLL
     for (int k = T::kSinTerms; k >= 0; --k) {
-        const F c = static_cast<F>(kInvFactorial[2 * k + 1]);
+        const F c = static_cast<F>(inv_factorial[2 * k + 1]);
         sp = (k % 2 == 0 ? c : -c) + x2 * sp;
     }
     sp = x * sp;
     F cp = static_cast<F>(0);
     RNGTRK_UNROLL
     for (int k = T::kCosTerms; k >= 0; --k) {
-        const F c = static_cast<F>(kInvFactorial[2 * k]);
+        const F c = static_cast<F>(inv_factorial[2 * k]);
         cp = (k % 2 == 0 ? c : -c) + x2 * cp;
     }
     // (s0, c0) = (sin, cos) of (pi/2) f.
@@ -206,7 +206,7 @@ inline void sincos_2pi(F v, F *sin_out, F *cos_out) {
 // Box-Muller: two normals from two uniforms in [0, 1).  ln takes 1 - ua,
 // which lies in (0, 1], so there is never a log of 0.
 template <class F>
-inline void box_muller(F ua, F ub, F *z0, F *z1) {
+RNGTRK_HD inline void box_muller(F ua, F ub, F *z0, F *z1) {
     const F r = sqrt(static_cast<F>(-2) * ln(static_cast<F>(1) - ua));
     F s, c;
     sincos_2pi(ub, &s, &c);
@@ -217,7 +217,7 @@ inline void box_muller(F ua, F ub, F *z0, F *z1) {
 // float -> IEEE half (binary16) bits, round to nearest even, with overflow
 // to infinity and NaN kept quiet.  Integer operations plus, for results
 // below half's normal range, one float addition that aligns the bits.
-inline uint16_t to_f16_bits(float value) {
+RNGTRK_HD inline uint16_t to_f16_bits(float value) {
     const uint32_t x = bits(value);
     const uint32_t sign = (x >> 16) & 0x8000u;
     uint32_t a = x & 0x7FFFFFFFu;
@@ -239,7 +239,7 @@ inline uint16_t to_f16_bits(float value) {
 }
 
 // float -> bfloat16 bits, round to nearest even; NaN stays NaN.
-inline uint16_t to_bf16_bits(float value) {
+RNGTRK_HD inline uint16_t to_bf16_bits(float value) {
     const uint32_t x = bits(value);
     if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x0040u);
     return static_cast<uint16_t>((x + 0x7FFFu + ((x >> 16) & 1u)) >> 16);

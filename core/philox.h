@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "hd.h"
+
 namespace rngtrk {
 
 struct PhiloxBlock {
@@ -25,7 +27,7 @@ constexpr int kRounds = 10;
 namespace {
 
 // out = Philox4x32-10(counter c0..c3, key k0, k1).
-inline PhiloxBlock philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0,
+RNGTRK_HD inline PhiloxBlock philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0,
                                  uint32_t k1) {
     using namespace philox_detail;
     // Fully unrolled: the rounds form one dependency chain, and unrolling
@@ -54,7 +56,7 @@ inline PhiloxBlock philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t
 
 // The block of the stream of (seed, *) at 64-bit block index b:
 // key = (lo32(seed), hi32(seed)), counter = (lo32(b), hi32(b), 0, 0).
-inline PhiloxBlock philox_stream_block(uint64_t seed, uint64_t block) {
+RNGTRK_HD inline PhiloxBlock philox_stream_block(uint64_t seed, uint64_t block) {
     return philox4x32_10(static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32), 0, 0,
                          static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
 }
