@@ -14,7 +14,9 @@
 
 // Full unrolling of the short fixed loops below keeps them free of branches,
 // so the compiler can vectorise whole Box-Muller transforms.
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__CUDACC__) || defined(__clang__)
+#define RNGTRK_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
 #define RNGTRK_UNROLL _Pragma("GCC unroll 32")
 #else
 #define RNGTRK_UNROLL

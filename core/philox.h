@@ -32,10 +32,10 @@ RNGTRK_HD inline PhiloxBlock philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2
     using namespace philox_detail;
     // Fully unrolled: the rounds form one dependency chain, and unrolling
     // lets the compiler fold the key schedule into constants.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC unroll 10
-#elif defined(__clang__)
+#if defined(__CUDACC__) || defined(__clang__)
 #pragma unroll
+#elif defined(__GNUC__)
+#pragma GCC unroll 10
 #endif
     for (int round = 0; round < kRounds; ++round) {
         const uint64_t p0 = uint64_t{kMul0} * c0;
