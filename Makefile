@@ -40,6 +40,35 @@ OBJDIR := $(BUILD)/obj
 LIB_SOURCES := $(wildcard core/*.cpp) $(wildcard c_api/*.cpp)
 LIB_OBJECTS := $(patsubst %.cpp,$(OBJDIR)/%.o,$(LIB_SOURCES))
 
+# CUDA: the kernels are built whenever nvcc is there (make CUDA=0 opts out),
+# for sm_80 and sm_90, with the CUDA runtime linked statically so the
+# library still loads where there is no driver.  --fmad=false: no fused
+# multiply-add, so the device rounds as the CPU does.
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+CUDA ?= $(if $(wildcard $(NVCC)),1,0)
+CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+NVCC_FLAGS := -std=c++17 -O3 --fmad=false $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden,-pthread \
+              -Ic_api -Icore
+ifeq ($(CUDA),1)
+LIB_OBJECTS += $(OBJDIR)/cuda/cuda_backend.o
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+# For rngtrk.pc: static consumers link the CUDA runtime too.
+CUDA_PC_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+else
+LIB_OBJECTS += $(OBJDIR)/cuda/cuda_unavailable.o
+CUDA_LIBS :=
+CUDA_PC_LIBS :=
+endif
+
+$(OBJDIR)/cuda/%.o: cuda/%.cu $(wildcard core/*.h) c_api/rngtrk.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+$(OBJDIR)/cuda/cuda_unavailable.o: cuda/cuda_unavailable.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
+
 SONAME     := librngtrk.so.$(VERSION_MAJOR)
 SHARED_LIB := $(BUILD)/librngtrk.so.$(VERSION)
 STATIC_LIB := $(BUILD)/librngtrk.a
@@ -47,7 +76,14 @@ PC_FILE    := $(BUILD)/rngtrk.pc
 CLI        := $(BUILD)/rngtrk
 
 .PHONY: all lib test demo bench install uninstall clean python-cdef bindgen
-all: lib $(CLI)
+DEVICE_HEADER := $(BUILD)/include/rngtrk_device.cuh
+all: lib $(CLI) $(DEVICE_HEADER)
+
+# The installed device header: cuda/rngtrk_device.cuh with the core headers
+# it includes pasted in (one file, no internal paths).
+$(DEVICE_HEADER): cuda/rngtrk_device.cuh $(wildcard core/*.h) tools/amalgamate_device_header.sh
+	@mkdir -p $(dir $@)
+	tools/amalgamate_device_header.sh $@
 lib: $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME) $(STATIC_LIB) $(PC_FILE)
 
 $(OBJDIR)/%.o: %.cpp
@@ -67,7 +103,7 @@ $(OBJDIR)/core/sample_avx512.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx512f -mavx5
 
 $(SHARED_LIB): $(LIB_OBJECTS) c_api/exports.map
 	$(CXX) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=c_api/exports.map \
-	    -Wl,--no-undefined -o $@ $(LIB_OBJECTS) -pthread $(LDFLAGS)
+	    -Wl,--no-undefined -o $@ $(LIB_OBJECTS) $(CUDA_LIBS) -pthread $(LDFLAGS)
 
 $(BUILD)/$(SONAME) $(BUILD)/librngtrk.so: $(SHARED_LIB)
 	ln -sf $(notdir $(SHARED_LIB)) $@
@@ -80,9 +116,9 @@ $(STATIC_LIB): $(LIB_OBJECTS)
 # the PREFIX/LIBDIR/INCLUDEDIR given there.
 define make_pc
 sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-    -e 's|@VERSION@|$(VERSION)|' pkgconfig/rngtrk.pc.in > $(1)
+    -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(CUDA_PC_LIBS)|' pkgconfig/rngtrk.pc.in > $(1)
 endef
-$(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h
+$(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h Makefile
 	@mkdir -p $(BUILD)
 	$(call make_pc,$@)
 
@@ -91,9 +127,10 @@ $(CLI): tools/rngtrk_cli.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
 	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ tools/rngtrk_cli.c -lm \
 	    -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
 
-install: lib $(CLI)
+install: lib $(CLI) $(DEVICE_HEADER)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
 	install -m 644 c_api/rngtrk.h $(DESTDIR)$(INCLUDEDIR)/rngtrk.h
+	install -m 644 $(DEVICE_HEADER) $(DESTDIR)$(INCLUDEDIR)/rngtrk_device.cuh
 	install -m 755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/librngtrk.so
@@ -104,7 +141,7 @@ install: lib $(CLI)
 	    -L$(BUILD) -lrngtrk -Wl,-rpath,$(LIBDIR)
 
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/rngtrk.h $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc \
+	rm -f $(DESTDIR)$(INCLUDEDIR)/rngtrk.h $(DESTDIR)$(INCLUDEDIR)/rngtrk_device.cuh $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc \
 	      $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/librngtrk.so $(DESTDIR)$(LIBDIR)/librngtrk.a $(DESTDIR)$(BINDIR)/rngtrk
 

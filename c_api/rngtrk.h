@@ -264,6 +264,51 @@ RNGTRK_API rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec
 RNGTRK_API const char *rngtrk_cpu_path(void);
 
 /* ------------------------------------------------------------------------
+ * CUDA (docs/cuda.md).  Device memory in, device memory out, on the
+ * caller's stream (`stream` is a cudaStream_t; NULL means the default
+ * stream): launches are asynchronous, with no hidden synchronisation and no
+ * allocation.  The bits equal rngtrk_sample's.  Without a usable device (or
+ * in a library built without CUDA) every function returns
+ * RNGTRK_E_UNAVAILABLE and rngtrk_last_error() says why.
+ * ---------------------------------------------------------------------- */
+
+/* RNGTRK_OK if the CUDA functions can run here, else RNGTRK_E_UNAVAILABLE. */
+RNGTRK_API rngtrk_status rngtrk_cuda_available(void);
+
+/* rngtrk_sample into device memory `device_out` on `stream`.  Statuses as
+ * rngtrk_sample, plus RNGTRK_E_UNAVAILABLE (no device, or a launch failed). */
+RNGTRK_API rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                            uint64_t first, uint64_t count, void *device_out,
+                                            size_t out_capacity, void *stream);
+
+/* rngtrk_sample_slice into device memory on `stream`. */
+RNGTRK_API rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *state,
+                                                  const rngtrk_sample_spec *spec, size_t ndim,
+                                                  const uint64_t *global_shape, const uint64_t *start,
+                                                  const uint64_t *local_shape, void *device_out,
+                                                  size_t out_capacity, void *stream);
+
+/* rngtrk_dropout_f32 with `device_in` and `device_out` in device memory. */
+RNGTRK_API rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *state,
+                                                 const rngtrk_sample_spec *spec, uint64_t first,
+                                                 uint64_t count, const float *device_in, float *device_out,
+                                                 void *stream);
+
+/* Graph-safe sampling: the kernel reads the state from `device_state`
+ * (two uint64_t in device memory: seed, offset) when it runs, not when it is
+ * launched, so a captured CUDA graph draws from the current state on every
+ * replay.  Pair it with rngtrk_cuda_advance_graphsafe in the same capture. */
+RNGTRK_API rngtrk_status rngtrk_cuda_sample_graphsafe(const uint64_t *device_state,
+                                                      const rngtrk_sample_spec *spec, uint64_t first,
+                                                      uint64_t count, void *device_out, size_t out_capacity,
+                                                      void *stream);
+
+/* Adds `increment` rounded up to a multiple of 4 to device_state[1] on the
+ * device, in stream order (PyTorch's philox_cuda_state under capture). */
+RNGTRK_API rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t increment,
+                                                       void *stream);
+
+/* ------------------------------------------------------------------------
  * Distributed training (docs/distributed.md): key derivation, seeding
  * policies, PyTorch DTensor offsets and boxes.
  * ---------------------------------------------------------------------- */

@@ -8,7 +8,7 @@
 
 #include "det_math.h"
 #include "hd.h"
-#include "sample_spec.h"
+#include "sample_kinds.h"
 #include "uniform_words.h"
 
 namespace rngtrk {

@@ -7,12 +7,10 @@
 #include <cstdint>
 
 #include "rngtrk.h"
+#include "sample_kinds.h"
 
 namespace rngtrk {
 
-enum class Layout { stateless, nvfuser, eager_cuda };
-enum class Dist { bits, uniform, normal, bernoulli, dropout };
-enum class DType { u8, u32, u64, f16, bf16, f32, f64 };
 
 struct SampleSpec {
     Layout layout = Layout::stateless;

@@ -25,8 +25,11 @@ LD_LIBRARY_PATH="$stage$prefix/lib" "$stage/consumer_shared"
 LD_LIBRARY_PATH="$stage$prefix/lib" ldd "$stage/consumer_shared" | grep -q "$stage$prefix/lib/librngtrk.so" \
     || { echo "FAIL: consumer did not load the installed library"; exit 1; }
 # shellcheck disable=SC2046
+# (The sysroot that stands for DESTDIR also prefixes the CUDA toolkit's
+# -L, which is not under the stage: undo that one.)
 $cc -std=c99 -o "$stage/consumer_static" "$top/tests/c/installed_consumer.c" \
-    $(pkg-config --cflags rngtrk) "$stage$prefix/lib/librngtrk.a" $(pkg-config --static --libs-only-l rngtrk | sed 's/-lrngtrk//')
+    $(pkg-config --cflags rngtrk) "$stage$prefix/lib/librngtrk.a" \
+    $(pkg-config --static --libs rngtrk | sed -e 's/-lrngtrk //' -e "s|-L$stage$prefix/lib||" -e "s|$stage/usr/local/cuda|/usr/local/cuda|g")
 "$stage/consumer_static"
 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" uninstall DESTDIR="$stage" PREFIX="$prefix" >/dev/null
 left=$(find "$stage$prefix" -type f -o -type l)

@@ -89,6 +89,12 @@ for path in scalar avx2 avx512; do
     gtest "C API sampling tests, RNGTRK_CPU=$path" env RNGTRK_CPU=$path "$build/tests/api_tests" \
         --gtest_filter='Sample*:Stream*:SharedVectors*:CurandOracle.SampleLayouts*'
 done
+if [ -x "$build/tests/cuda_tests" ]; then
+    gtest "CUDA device tests (skip without a GPU)" "$build/tests/cuda_tests"
+else
+    echo "== CUDA device tests: not built (no nvcc, or make CUDA=0)"
+fi
+check "rngtrk_device.cuh on the host equals the library" "$build/tests/device_header_host"
 check "exports" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/rngtrk.h"
 check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")"
 check "install + pkg-config consumer" "$top/tests/install_test.sh"

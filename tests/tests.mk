@@ -27,7 +27,7 @@ $(TEST_BUILD)/api_tests: $(API_TEST_SOURCES) tests/api/support.h c_api/rngtrk.h 
 # The core tests reach C++ internals, so they link the static archive.
 $(TEST_BUILD)/core_tests: $(CORE_TEST_SOURCES) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(TEST_CXXFLAGS) -Ic_api -Icore -o $@ $(CORE_TEST_SOURCES) $(STATIC_LIB) $(GTEST_LIBS)
+	$(CXX) $(TEST_CXXFLAGS) -Ic_api -Icore -o $@ $(CORE_TEST_SOURCES) $(STATIC_LIB) $(CUDA_LIBS) $(GTEST_LIBS)
 
 # No -pedantic: ISO C forbids casting dlsym's void * to a function pointer,
 # which POSIX requires to work.
@@ -35,7 +35,28 @@ $(TEST_BUILD)/dlopen_consumer: tests/c/dlopen_consumer.c c_api/rngtrk.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -Wall -Wextra -Ic_api -o $@ $< -ldl
 
-TEST_PROGRAMS := $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/dlopen_consumer \
+# The installed device header, compiled as host C++ against the library.
+$(TEST_BUILD)/device_header_host: tests/c/device_header_host.cpp $(DEVICE_HEADER) $(SHARED_LIB) $(BUILD)/librngtrk.so
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -Wall -Wextra -ffp-contract=off -Ic_api -I$(BUILD)/include -o $@ $< -L$(BUILD) -lrngtrk \
+	    -Wl,-rpath,'$$ORIGIN/..'
+
+# Device tests, built with nvcc when the build has CUDA (they skip, saying
+# why, without a GPU; make test-gpu requires one).
+ifeq ($(CUDA),1)
+$(TEST_BUILD)/cuda_tests: tests/cuda/test_cuda.cu $(DEVICE_HEADER) c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O2 --fmad=false $(CUDA_ARCHS) -Ic_api -I$(BUILD)/include -o $@ $< -L$(BUILD) -lrngtrk \
+	    -lgtest -lgtest_main -Xlinker -rpath,'$$ORIGIN/..'
+CUDA_TEST_PROGRAM := $(TEST_BUILD)/cuda_tests
+endif
+
+.PHONY: test-gpu
+test-gpu: test-programs
+	@test -n "$(CUDA_TEST_PROGRAM)" || { echo "test-gpu: this build has no CUDA (nvcc missing or CUDA=0)"; exit 1; }
+	RNGTRK_REQUIRE_GPU=1 $(CUDA_TEST_PROGRAM)
+
+TEST_PROGRAMS := $(CUDA_TEST_PROGRAM) $(TEST_BUILD)/device_header_host $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/dlopen_consumer \
                  $(TEST_BUILD)/run_recipe
 
 .PHONY: test test-programs

@@ -89,6 +89,25 @@ rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state,
 rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
                                                         uint64_t *out);
 const char *rngtrk_cpu_path(void);
+rngtrk_status rngtrk_cuda_available(void);
+rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                            uint64_t first, uint64_t count, void *device_out,
+                                            size_t out_capacity, void *stream);
+rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *state,
+                                                  const rngtrk_sample_spec *spec, size_t ndim,
+                                                  const uint64_t *global_shape, const uint64_t *start,
+                                                  const uint64_t *local_shape, void *device_out,
+                                                  size_t out_capacity, void *stream);
+rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *state,
+                                                 const rngtrk_sample_spec *spec, uint64_t first,
+                                                 uint64_t count, const float *device_in, float *device_out,
+                                                 void *stream);
+rngtrk_status rngtrk_cuda_sample_graphsafe(const uint64_t *device_state,
+                                                      const rngtrk_sample_spec *spec, uint64_t first,
+                                                      uint64_t count, void *device_out, size_t out_capacity,
+                                                      void *stream);
+rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t increment,
+                                                       void *stream);
 rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d,
                                         rngtrk_philox_state *out);
 typedef enum rngtrk_seed_policy {

@@ -437,6 +437,62 @@ extern "C" {
     pub fn rngtrk_cpu_path() -> *const ::std::os::raw::c_char;
 }
 extern "C" {
+    pub fn rngtrk_cuda_available() -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_cuda_sample(
+        state: *const rngtrk_philox_state,
+        spec: *const rngtrk_sample_spec,
+        first: u64,
+        count: u64,
+        device_out: *mut ::std::os::raw::c_void,
+        out_capacity: usize,
+        stream: *mut ::std::os::raw::c_void,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_cuda_sample_slice(
+        state: *const rngtrk_philox_state,
+        spec: *const rngtrk_sample_spec,
+        ndim: usize,
+        global_shape: *const u64,
+        start: *const u64,
+        local_shape: *const u64,
+        device_out: *mut ::std::os::raw::c_void,
+        out_capacity: usize,
+        stream: *mut ::std::os::raw::c_void,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_cuda_dropout_f32(
+        state: *const rngtrk_philox_state,
+        spec: *const rngtrk_sample_spec,
+        first: u64,
+        count: u64,
+        device_in: *const f32,
+        device_out: *mut f32,
+        stream: *mut ::std::os::raw::c_void,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_cuda_sample_graphsafe(
+        device_state: *const u64,
+        spec: *const rngtrk_sample_spec,
+        first: u64,
+        count: u64,
+        device_out: *mut ::std::os::raw::c_void,
+        out_capacity: usize,
+        stream: *mut ::std::os::raw::c_void,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_cuda_advance_graphsafe(
+        device_state: *mut u64,
+        increment: u64,
+        stream: *mut ::std::os::raw::c_void,
+    ) -> rngtrk_status;
+}
+extern "C" {
     pub fn rngtrk_fold_in(
         state: *const rngtrk_philox_state,
         d: u64,

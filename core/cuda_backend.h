@@ -1,0 +1,34 @@
+// The CUDA side of the library, as the C layer sees it.  Implemented by
+// cuda/cuda_backend.cu when the build has nvcc, else by
+// cuda/cuda_unavailable.cpp, whose every function says why not.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "philox_state.h"
+#include "sample.h"
+#include "sample_spec.h"
+
+namespace rngtrk {
+namespace cuda_backend {
+
+// Whether a device can run the kernels; if not, *why says so.
+bool usable(std::string *why);
+
+// Elements [first, first + count) of a checked request into device memory
+// `out`, on `stream` (a cudaStream_t; NULL: the default stream).  With
+// `device_state` (two u64 in device memory: seed, offset) the kernel reads
+// the state there at run time (graph-safe) instead of using `state`.
+// Dropout reads `in` (device memory).  Throws Error on a launch failure.
+void generate(const SampleSpec &spec, const PhiloxState &state, const uint64_t *device_state, uint64_t numel,
+              uint64_t first, uint64_t count, void *out, const float *in, void *stream);
+
+// The box of a checked slice request into device memory.
+void generate_slice(const SliceRequest &request, const PhiloxState &state, void *stream);
+
+// device_state[1] += increment (already a multiple of 4), on the device.
+void advance_device(uint64_t *device_state, uint64_t increment, void *stream);
+
+}  // namespace cuda_backend
+}  // namespace rngtrk

@@ -1,0 +1,31 @@
+// The CUDA entry points where no GPU can run them (this machine, or a
+// library built with CUDA=0): arguments are checked first, then
+// RNGTRK_E_UNAVAILABLE with the reason.  tests/cuda/ has the device tests.
+#include "support.h"
+
+TEST(CudaApi, WithoutADeviceEverythingSaysUnavailableAndWhy) {
+    if (rngtrk_cuda_available() == RNGTRK_OK)
+        GTEST_SKIP() << "a CUDA device is present here: tests/cuda covers it (make test-gpu)";
+    EXPECT_STATUS(RNGTRK_E_UNAVAILABLE, rngtrk_cuda_available());
+    std::cout << "[ INFO     ] " << rngtrk_last_error() << "\n";
+    rngtrk_sample_spec s;
+    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
+    const rngtrk_philox_state st{1, 0}, misaligned{1, 2};
+    float fake[4];  // never written: the call fails before any launch
+    EXPECT_STATUS(RNGTRK_E_UNAVAILABLE, rngtrk_cuda_sample(&st, &s, 0, 4, fake, sizeof fake, nullptr));
+    rngtrk_sample_spec keep = s;
+    keep.distribution = RNGTRK_DIST_BERNOULLI;  // dropout: BERNOULLI with dtype F32
+    EXPECT_STATUS(RNGTRK_E_UNAVAILABLE, rngtrk_cuda_dropout_f32(&st, &keep, 0, 4, fake, fake, nullptr));
+    const uint64_t shape[1] = {4}, start[1] = {0};
+    EXPECT_STATUS(RNGTRK_E_UNAVAILABLE, rngtrk_cuda_sample_slice(&st, &s, 1, shape, start, shape, fake, sizeof fake, nullptr));
+    uint64_t device_state[2] = {1, 0};
+    EXPECT_STATUS(RNGTRK_E_UNAVAILABLE, rngtrk_cuda_sample_graphsafe(device_state, &s, 0, 4, fake, sizeof fake, nullptr));
+    EXPECT_STATUS(RNGTRK_E_UNAVAILABLE, rngtrk_cuda_advance_graphsafe(device_state, 4, nullptr));
+    // Bad arguments are reported as such, before the device question.
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_sample(&misaligned, &s, 0, 4, fake, sizeof fake, nullptr));
+    EXPECT_STATUS(RNGTRK_E_BUFFER_TOO_SMALL, rngtrk_cuda_sample(&st, &s, 0, 4, fake, 15, nullptr));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_sample(&st, nullptr, 0, 4, fake, sizeof fake, nullptr));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_sample_graphsafe(nullptr, &s, 0, 4, fake, sizeof fake, nullptr));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_advance_graphsafe(nullptr, 4, nullptr));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_dropout_f32(&st, &keep, 0, 4, nullptr, fake, nullptr));
+}
