@@ -27,3 +27,15 @@ bench: $(BENCH)
 .PHONY: bench-python
 bench-python: lib
 	$(PYTHON) bench/bench_python.py
+
+# `make bench-gpu`: device figures (needs a GPU; not a test).
+BENCH_GPU := $(BUILD)/bench/bench_gpu
+$(BENCH_GPU): tests/cuda/bench_gpu.cu c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 -O2 $(CUDA_ARCHS) -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -L$(CUDA_HOME)/lib64 -lcurand \
+	    -Xlinker -rpath,'$$ORIGIN/..' -Xlinker -rpath,$(CUDA_HOME)/lib64
+
+.PHONY: bench-gpu
+bench-gpu: $(BENCH_GPU)
+	$(BENCH_GPU)
+	$(PYTHON) bench/bench_gpu_torch.py
