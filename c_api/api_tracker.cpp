@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/checkpoint_file.h"
 #include "../core/name_rules.h"
 #include "../core/tracker.h"
 #include "api_convert.h"
@@ -197,6 +198,26 @@ RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint
         if (flags & ~uint32_t{RNGTRK_LOAD_ANY_RANK}) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown load flags");
         static const uint8_t empty = 0;
         t->impl.load(src != nullptr ? src : &empty, len, (flags & RNGTRK_LOAD_ANY_RANK) != 0);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path) {
+    return guarded([&] {
+        require_pointer(t, "tracker");
+        require_pointer(path, "path");
+        std::vector<uint8_t> bytes(t->impl.saved_size());
+        t->impl.save_to(bytes.data());
+        rngtrk::write_file_atomically(path, bytes);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags) {
+    return guarded([&] {
+        require_pointer(t, "tracker");
+        require_pointer(path, "path");
+        if (flags & ~uint32_t{RNGTRK_LOAD_ANY_RANK}) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown load flags");
+        const std::vector<uint8_t> bytes = rngtrk::read_checkpoint_file(path);
+        t->impl.load(bytes.data(), bytes.size(), (flags & RNGTRK_LOAD_ANY_RANK) != 0);
     });
 }
 

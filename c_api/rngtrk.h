@@ -64,7 +64,8 @@ typedef enum rngtrk_status {
     RNGTRK_E_OUT_OF_MEMORY = -10,      /* an allocation failed */
     RNGTRK_E_UNAVAILABLE = -11,        /* the feature is not available here (e.g. no GPU) */
     RNGTRK_E_INTERNAL = -12,           /* a bug in rngtrk; please report it */
-    RNGTRK_E_WRONG_RANK = -13          /* checkpoint written by a rank whose streams differ */
+    RNGTRK_E_WRONG_RANK = -13,         /* checkpoint written by a rank whose streams differ */
+    RNGTRK_E_IO = -14                  /* a file could not be read or written (see the message) */
 } rngtrk_status;
 
 /* ------------------------------------------------------------------------
@@ -580,6 +581,24 @@ RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint
  * bytes); RNGTRK_E_UNSUPPORTED_VERSION; RNGTRK_E_WRONG_RANK (see
  * rngtrk_tracker_load_flags); RNGTRK_E_OUT_OF_MEMORY. */
 RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
+
+/* Saves the tracker's checkpoint to the file `path`, crash-safely: the bytes
+ * go to `path` + ".rngtrk-tmp" in the same folder, which is flushed
+ * (fsync), renamed over `path`, and the folder is flushed.  After a crash at
+ * any moment `path` holds either the previous checkpoint or the new one,
+ * never a mix.  Two processes must not save to the same path at once.
+ * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL); RNGTRK_E_IO (with
+ * the system's reason; the previous file is untouched);
+ * RNGTRK_E_OUT_OF_MEMORY. */
+RNGTRK_API rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path);
+
+/* Loads the checkpoint file `path` (as rngtrk_tracker_load_flags with
+ * `flags`).  The header is read first: a file that is not a checkpoint, or
+ * whose size disagrees with its declared length, is refused before the rest
+ * is read (so memory stays bounded by the checkpoint's real size).
+ * Returns RNGTRK_OK; RNGTRK_E_IO (cannot open or read); and the statuses of
+ * rngtrk_tracker_load_flags.  On any error the tracker is unchanged. */
+RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -95,6 +95,7 @@ else
     echo "== CUDA device tests: not built (no nvcc, or make CUDA=0)"
 fi
 check "rngtrk_device.cuh on the host equals the library" "$build/tests/device_header_host"
+check "crash-safe checkpoint files under SIGKILL" "$build/tests/crash_safe_test"
 check "exports" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/rngtrk.h"
 check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")"
 check "install + pkg-config consumer" "$top/tests/install_test.sh"

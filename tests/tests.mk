@@ -56,7 +56,11 @@ test-gpu: test-programs
 	@test -n "$(CUDA_TEST_PROGRAM)" || { echo "test-gpu: this build has no CUDA (nvcc missing or CUDA=0)"; exit 1; }
 	RNGTRK_REQUIRE_GPU=1 $(CUDA_TEST_PROGRAM)
 
-TEST_PROGRAMS := $(CUDA_TEST_PROGRAM) $(TEST_BUILD)/device_header_host $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/dlopen_consumer \
+$(TEST_BUILD)/crash_safe_test: tests/c/crash_safe_test.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -O2 -Wall -Wextra -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN/..'
+
+TEST_PROGRAMS := $(TEST_BUILD)/crash_safe_test $(CUDA_TEST_PROGRAM) $(TEST_BUILD)/device_header_host $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/dlopen_consumer \
                  $(TEST_BUILD)/run_recipe
 
 .PHONY: test test-programs

@@ -21,7 +21,7 @@ from .errors import (
     BufferTooSmallError, CorruptCheckpointError, DuplicateNameError, DuplicateSeedError,
     ForkOrderError, InternalError, InvalidArgumentError, RngtrkError, RngtrkMemoryError,
     RngtrkOverflowError, UnavailableError, UnknownNameError, UnsupportedVersionError, WrongRankError,
-    status_string,
+    RngtrkIOError, status_string,
 )
 from .distributed import dtensor_local_box, dtensor_offsets
 from .generation import philox4x32_10, random_u32, uniform_f32
@@ -47,6 +47,6 @@ __all__ = [
     "DuplicateSeedError", "ForkOrderError", "InternalError", "InvalidArgumentError", "PhiloxState",
     "RngtrkError", "RngtrkMemoryError", "RngtrkOverflowError", "STATE_BYTES", "Tracker",
     "UnavailableError", "UnknownNameError", "UnsupportedVersionError", "checkpoint_to_json",
-    "describe_checkpoint", "library_path", "WrongRankError", "dtensor_local_box", "dtensor_offsets", "philox4x32_10", "random_u32", "status_string",
+    "describe_checkpoint", "library_path", "WrongRankError", "RngtrkIOError", "dtensor_local_box", "dtensor_offsets", "philox4x32_10", "random_u32", "status_string",
     "uniform_f32", "version_number", "version_string", "sample", "sample_slice", "offset_increment", "cpu_path",
 ]

@@ -19,7 +19,8 @@ typedef enum rngtrk_status {
     RNGTRK_E_OUT_OF_MEMORY = -10,
     RNGTRK_E_UNAVAILABLE = -11,
     RNGTRK_E_INTERNAL = -12,
-    RNGTRK_E_WRONG_RANK = -13
+    RNGTRK_E_WRONG_RANK = -13,
+    RNGTRK_E_IO = -14
 } rngtrk_status;
 typedef struct rngtrk_tracker rngtrk_tracker;
 typedef struct rngtrk_philox_state {
@@ -193,6 +194,8 @@ rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst,
 rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
                                                    uint32_t flags);
 rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
+rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path);
+rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags);
 #define RNGTRK_VERSION_MAJOR 0
 #define RNGTRK_VERSION_MINOR 1
 #define RNGTRK_VERSION_PATCH 0

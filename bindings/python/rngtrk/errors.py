@@ -102,10 +102,15 @@ class WrongRankError(RngtrkError, ValueError):
     code = lib.RNGTRK_E_WRONG_RANK
 
 
+class RngtrkIOError(RngtrkError, OSError):
+    """RNGTRK_E_IO: a checkpoint file could not be read or written."""
+    code = lib.RNGTRK_E_IO
+
+
 ERROR_CLASSES = {cls.code: cls for cls in (
     InvalidArgumentError, DuplicateNameError, DuplicateSeedError, UnknownNameError, ForkOrderError,
     BufferTooSmallError, CorruptCheckpointError, UnsupportedVersionError, RngtrkOverflowError,
-    RngtrkMemoryError, UnavailableError, InternalError, WrongRankError)}
+    RngtrkMemoryError, UnavailableError, InternalError, WrongRankError, RngtrkIOError)}
 
 
 def status_string(code):

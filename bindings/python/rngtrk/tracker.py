@@ -4,6 +4,7 @@ A thin layer over the C tracker: every rule (distinct seeds, fork order,
 all-or-nothing updates, the checkpoint format) is the library's, so Python,
 C and Rust behave the same.  docs/tracker.md states the rules.
 """
+import os
 import threading
 
 from ._library import ffi, lib
@@ -287,6 +288,23 @@ class Tracker:
         with self._lock:
             check(lib.rngtrk_tracker_load_flags(self._live(), source, view.nbytes,
                                                 lib.RNGTRK_LOAD_ANY_RANK if any_rank else 0))
+
+    def save_file(self, path):
+        """Saves the checkpoint to `path` crash-safely (temporary file, fsync,
+        rename): after a crash the file is the old checkpoint or the new one."""
+        encoded = os.fsencode(path)
+        if b"\0" in encoded:
+            raise invalid("path contains a NUL byte")
+        with self._lock:
+            check(lib.rngtrk_tracker_save_file(self._live(), encoded))
+
+    def load_file(self, path, any_rank=False):
+        """Loads the checkpoint file at `path` (see load); header checked first."""
+        encoded = os.fsencode(path)
+        if b"\0" in encoded:
+            raise invalid("path contains a NUL byte")
+        with self._lock:
+            check(lib.rngtrk_tracker_load_file(self._live(), encoded, lib.RNGTRK_LOAD_ANY_RANK if any_rank else 0))
 
     # -- drawing from the active state ------------------------------------
     def random_u32(self, count, out=None):

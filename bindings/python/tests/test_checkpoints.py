@@ -123,3 +123,27 @@ def test_describe_checkpoint_gives_the_fields():
     assert described["default"] == {"seed": 1234, "offset": 8}
     assert [s["name"] for s in described["states"]] == ["data-parallel-rng", "model-parallel-rng",
                                                         "expert-parallel-rng"]
+
+
+def test_checkpoint_files_round_trip_and_report_io_errors(tracker, tmp_path):
+    tracker.add("a", 1)
+    tracker.advance(8)
+    path = tmp_path / "t.rtck"
+    tracker.save_file(path)
+    assert not (tmp_path / "t.rtck.rngtrk-tmp").exists()
+    with rngtrk.Tracker() as other:
+        other.load_file(str(path))
+        assert other.save() == tracker.save()
+        before = other.save()
+        with pytest.raises(rngtrk.RngtrkIOError):
+            other.load_file(tmp_path / "missing.rtck")
+        with pytest.raises(OSError):
+            other.load_file(tmp_path / "missing.rtck")
+        (tmp_path / "bad.rtck").write_bytes(b"not a checkpoint")
+        with pytest.raises(rngtrk.CorruptCheckpointError):
+            other.load_file(tmp_path / "bad.rtck")
+        assert other.save() == before
+    with pytest.raises(rngtrk.RngtrkIOError):
+        tracker.save_file(tmp_path / "no" / "such" / "folder.rtck")
+    with pytest.raises(rngtrk.InvalidArgumentError):
+        tracker.save_file("a\0b")

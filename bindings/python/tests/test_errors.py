@@ -20,6 +20,7 @@ EXPECTED = {
     -11: (rngtrk.UnavailableError, RuntimeError),
     -12: (rngtrk.InternalError, RuntimeError),
     -13: (rngtrk.WrongRankError, ValueError),
+    -14: (rngtrk.RngtrkIOError, OSError),
 }
 
 

@@ -40,6 +40,8 @@ pub enum ErrorKind {
     Internal,
     /// `RNGTRK_E_WRONG_RANK`: a checkpoint of a rank whose streams differ.
     WrongRank,
+    /// `RNGTRK_E_IO`: a checkpoint file could not be read or written.
+    Io,
     /// A status code this crate does not know (from a newer library).
     Other,
 }
@@ -60,6 +62,7 @@ impl ErrorKind {
             sys::rngtrk_status::RNGTRK_E_UNAVAILABLE => ErrorKind::Unavailable,
             sys::rngtrk_status::RNGTRK_E_INTERNAL => ErrorKind::Internal,
             sys::rngtrk_status::RNGTRK_E_WRONG_RANK => ErrorKind::WrongRank,
+            sys::rngtrk_status::RNGTRK_E_IO => ErrorKind::Io,
             _ => ErrorKind::Other,
         }
     }
@@ -151,6 +154,7 @@ mod tests {
             ErrorKind::Unavailable,
             ErrorKind::Internal,
             ErrorKind::WrongRank,
+            ErrorKind::Io,
         ];
         for (i, kind) in kinds.iter().enumerate() {
             let code = -(i as i32) - 1;
@@ -159,7 +163,7 @@ mod tests {
             assert_ne!(status_string(code), "unknown status code");
             assert_eq!(error.to_string(), format!("{}: m", status_string(code)));
         }
-        assert_eq!(Error { code: -14, message: String::new() }.kind(), ErrorKind::Other);
+        assert_eq!(Error { code: -15, message: String::new() }.kind(), ErrorKind::Other);
         assert_eq!(Error { code: 1, message: String::new() }.kind(), ErrorKind::Other);
         assert_eq!(Error::invalid("x".into()).kind(), ErrorKind::InvalidArgument);
     }

@@ -55,6 +55,9 @@ impl rngtrk_status {
 impl rngtrk_status {
     pub const RNGTRK_E_WRONG_RANK: rngtrk_status = rngtrk_status(-13);
 }
+impl rngtrk_status {
+    pub const RNGTRK_E_IO: rngtrk_status = rngtrk_status(-14);
+}
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct rngtrk_status(pub ::std::os::raw::c_int);
@@ -979,4 +982,17 @@ extern "C" {
 extern "C" {
     pub fn rngtrk_tracker_load(t: *mut rngtrk_tracker, src: *const u8, len: usize)
         -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_tracker_save_file(
+        t: *const rngtrk_tracker,
+        path: *const ::std::os::raw::c_char,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    pub fn rngtrk_tracker_load_file(
+        t: *mut rngtrk_tracker,
+        path: *const ::std::os::raw::c_char,
+        flags: u32,
+    ) -> rngtrk_status;
 }

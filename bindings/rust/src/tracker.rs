@@ -17,6 +17,12 @@ fn c_name(name: &str) -> Result<CString, Error> {
     CString::new(name).map_err(|_| Error::invalid(format!("state name {:?} contains a NUL byte", name)))
 }
 
+fn path_to_c(path: &std::path::Path) -> Result<CString, Error> {
+    use std::os::unix::ffi::OsStrExt;
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| Error::invalid(format!("path {:?} contains a NUL byte", path)))
+}
+
 /// Named Philox states: a default state, named states in insertion order
 /// with distinct seeds, and a stack of forks (rules: `docs/tracker.md`).
 ///
@@ -234,6 +240,23 @@ impl Tracker {
         check(unsafe {
             sys::rngtrk_tracker_load_flags(self.raw_mut(), src, bytes.len(), sys::RNGTRK_LOAD_ANY_RANK)
         })
+    }
+
+    /// Saves the checkpoint to `path` crash-safely (temporary file, fsync,
+    /// rename, fsync of the folder): after a crash the file is the old
+    /// checkpoint or the new one.  Errors: `Io`, `InvalidArgument`.
+    pub fn save_file(&self, path: &std::path::Path) -> Result<(), Error> {
+        let c = path_to_c(path)?;
+        // SAFETY: valid handle and NUL-terminated path.
+        check(unsafe { sys::rngtrk_tracker_save_file(self.raw(), c.as_ptr()) })
+    }
+
+    /// Loads the checkpoint file at `path` (its header is checked before the
+    /// rest is read).  Errors as [`Tracker::load`], plus `Io`.
+    pub fn load_file(&mut self, path: &std::path::Path) -> Result<(), Error> {
+        let c = path_to_c(path)?;
+        // SAFETY: valid handle and NUL-terminated path.
+        check(unsafe { sys::rngtrk_tracker_load_file(self.raw_mut(), c.as_ptr(), 0) })
     }
 
     /// Runs a `const rngtrk_tracker *` getter with an out-state.

@@ -151,3 +151,20 @@ fn recipes_save_the_same_bytes_as_c_and_the_golden_file() {
     }
     std::fs::remove_dir_all(&out_dir).unwrap();
 }
+
+#[test]
+fn checkpoint_files_round_trip_and_report_io_errors() {
+    let dir = std::env::temp_dir().join(format!("rngtrk-rust-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("tracker.rtck");
+    let mut t = Tracker::new().unwrap();
+    t.add("a", 1).unwrap();
+    t.advance(8).unwrap();
+    t.save_file(&file).unwrap();
+    let mut u = Tracker::new().unwrap();
+    u.load_file(&file).unwrap();
+    assert_eq!(u.save().unwrap(), t.save().unwrap());
+    assert_eq!(u.load_file(&dir.join("missing.rtck")).unwrap_err().kind(), ErrorKind::Io);
+    assert_eq!(t.save_file(&dir.join("no/such/folder/x.rtck")).unwrap_err().kind(), ErrorKind::Io);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,125 @@
+#include "checkpoint_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "checkpoint.h"
+#include "error.h"
+#include "state_codec.h"
+
+namespace rngtrk {
+
+namespace {
+
+[[noreturn]] void io_error(const std::string &what, const std::string &path, int err) {
+    fail(RNGTRK_E_IO, what + " " + path + ": " + std::strerror(err));
+}
+
+// Closes a descriptor when it goes out of scope.
+struct Fd {
+    int fd;
+    explicit Fd(int f) : fd(f) {}
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+    Fd(const Fd &) = delete;
+    Fd &operator=(const Fd &) = delete;
+};
+
+void write_all(int fd, const uint8_t *p, size_t n, const std::string &path) {
+    while (n > 0) {
+        const ssize_t w = ::write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            io_error("cannot write", path, errno);
+        }
+        p += w, n -= static_cast<size_t>(w);
+    }
+}
+
+std::string folder_of(const std::string &path) {
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string &path, const std::vector<uint8_t> &bytes) {
+    const std::string tmp = path + ".rngtrk-tmp";
+    {
+        Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+        if (f.fd < 0) io_error("cannot create", tmp, errno);
+        try {
+            write_all(f.fd, bytes.data(), bytes.size(), tmp);
+            if (::fsync(f.fd) != 0) io_error("cannot flush", tmp, errno);
+        } catch (...) {
+            ::unlink(tmp.c_str());
+            throw;
+        }
+        const int fd = f.fd;
+        f.fd = -1;
+        if (::close(fd) != 0) {
+            const int err = errno;
+            ::unlink(tmp.c_str());
+            io_error("cannot close", tmp, err);
+        }
+    }
+    // rename is atomic: `path` names the old file until this line, the new after.
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmp.c_str());
+        io_error("cannot rename " + tmp + " to", path, err);
+    }
+    // Make the rename itself durable.
+    const std::string folder = folder_of(path);
+    Fd d(::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (d.fd < 0) io_error("cannot open folder", folder, errno);
+    if (::fsync(d.fd) != 0 && errno != EINVAL) io_error("cannot flush folder", folder, errno);
+}
+
+std::vector<uint8_t> read_checkpoint_file(const std::string &path) {
+    Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (f.fd < 0) io_error("cannot open", path, errno);
+    struct stat st;
+    if (::fstat(f.fd, &st) != 0) io_error("cannot stat", path, errno);
+    if (!S_ISREG(st.st_mode)) fail(RNGTRK_E_IO, path + " is not a regular file");
+    uint8_t head[20];
+    size_t got = 0;
+    while (got < sizeof head) {
+        const ssize_t r = ::read(f.fd, head + got, sizeof head - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) io_error("cannot read", path, errno);
+        if (r == 0) break;
+        got += static_cast<size_t>(r);
+    }
+    // The header decides whether the rest is worth reading: nothing larger
+    // than the declared length is ever allocated.
+    if (got < 8 || std::memcmp(head, kCheckpointMagic, 8) != 0)
+        fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + path + " is not an rngtrk checkpoint (bad magic)");
+    if (got < sizeof head) fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + path + " is truncated inside the header");
+    const uint32_t version = load_le32(head + 8);
+    if (version != kCheckpointFormatVersion && version != kCheckpointOriginVersion)
+        fail(RNGTRK_E_UNSUPPORTED_VERSION, "checkpoint format version " + std::to_string(version) + " of " + path +
+                                               " is not supported (this library reads versions 1 and 2)");
+    const uint64_t declared = load_le64(head + 12);
+    if (declared != static_cast<uint64_t>(st.st_size))
+        fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + path + " has " + std::to_string(st.st_size) +
+                                   " bytes but its header says " + std::to_string(declared));
+    std::vector<uint8_t> bytes(static_cast<size_t>(declared));
+    std::memcpy(bytes.data(), head, sizeof head);
+    got = sizeof head;
+    while (got < bytes.size()) {
+        const ssize_t r = ::read(f.fd, bytes.data() + got, bytes.size() - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) io_error("cannot read", path, errno);
+        if (r == 0) fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + path + " shrank while being read");
+        got += static_cast<size_t>(r);
+    }
+    return bytes;
+}
+
+}  // namespace rngtrk
