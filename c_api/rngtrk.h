@@ -65,7 +65,8 @@ typedef enum rngtrk_status {
     RNGTRK_E_UNAVAILABLE = -11,        /* the feature is not available here (e.g. no GPU) */
     RNGTRK_E_INTERNAL = -12,           /* a bug in rngtrk; please report it */
     RNGTRK_E_WRONG_RANK = -13,         /* checkpoint written by a rank whose streams differ */
-    RNGTRK_E_IO = -14                  /* a file could not be read or written (see the message) */
+    RNGTRK_E_IO = -14,                 /* a file could not be read or written (see the message) */
+    RNGTRK_STATUS_RANGE_ = 0x7FFFFFFF  /* not a status: makes any int a valid value in C++ */
 } rngtrk_status;
 
 /* ------------------------------------------------------------------------
@@ -168,14 +169,16 @@ RNGTRK_API rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, ui
 typedef enum rngtrk_layout {
     RNGTRK_LAYOUT_STATELESS = 0,       /* PyTorch's stateless Philox; cuRAND subsequence 0 */
     RNGTRK_LAYOUT_NVFUSER = 1,         /* nvFuser's uniform_philox / rand_like (Thunder) */
-    RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2 /* torch.rand / Tensor.uniform_ on a CUDA device */
+    RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2, /* torch.rand / Tensor.uniform_ on a CUDA device */
+    RNGTRK_LAYOUT_RANGE_ = 0x7FFFFFFF   /* not a layout: any int is a valid value in C++ */
 } rngtrk_layout;
 
 typedef enum rngtrk_distribution {
     RNGTRK_DIST_BITS = 0,      /* raw words: dtype U32 or U64 */
     RNGTRK_DIST_UNIFORM = 1,   /* [low, high): F32, F64, F16, BF16; param_a = low, param_b = high */
     RNGTRK_DIST_NORMAL = 2,    /* Box-Muller: F32, F64; param_a = mean, param_b = std */
-    RNGTRK_DIST_BERNOULLI = 3  /* keep mask (U8: 1 = keep) with keep probability param_a */
+    RNGTRK_DIST_BERNOULLI = 3, /* keep mask (U8: 1 = keep) with keep probability param_a */
+    RNGTRK_DIST_RANGE_ = 0x7FFFFFFF /* not a distribution: any int is a valid value in C++ */
 } rngtrk_distribution;
 
 typedef enum rngtrk_dtype {
@@ -185,7 +188,8 @@ typedef enum rngtrk_dtype {
     RNGTRK_DTYPE_F16 = 3,  /* IEEE binary16, written as its uint16_t bits */
     RNGTRK_DTYPE_BF16 = 4, /* bfloat16, written as its uint16_t bits */
     RNGTRK_DTYPE_F32 = 5,
-    RNGTRK_DTYPE_F64 = 6
+    RNGTRK_DTYPE_F64 = 6,
+    RNGTRK_DTYPE_RANGE_ = 0x7FFFFFFF /* not a dtype: any int is a valid value in C++ */
 } rngtrk_dtype;
 
 /* What to sample.  Fill it with rngtrk_sample_spec_init, then change the
@@ -325,7 +329,8 @@ RNGTRK_API rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64
 typedef enum rngtrk_seed_policy {
     RNGTRK_POLICY_MEGATRON = 0, /* Megatron-LM: seed + 100 pp (+ 10 dp), + 2718 + tp, + 1024 + 100 ep + etp */
     RNGTRK_POLICY_SLAPO = 1,    /* slapo's set_random_seed */
-    RNGTRK_POLICY_DERIVED = 2   /* ours: fold_in per mesh axis; recommended */
+    RNGTRK_POLICY_DERIVED = 2,  /* ours: fold_in per mesh axis; recommended */
+    RNGTRK_POLICY_RANGE_ = 0x7FFFFFFF /* not a policy: any int is a valid value in C++ */
 } rngtrk_seed_policy;
 
 /* Flags of rngtrk_tracker_seed_rank.  DATA_PARALLEL_RANDOM_INIT (megatron,
@@ -374,7 +379,8 @@ RNGTRK_API rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t
 typedef enum rngtrk_placement_kind {
     RNGTRK_PLACEMENT_REPLICATE = 0,
     RNGTRK_PLACEMENT_SHARD = 1,   /* Shard(dim) */
-    RNGTRK_PLACEMENT_PARTIAL = 2  /* for random ops, like Replicate */
+    RNGTRK_PLACEMENT_PARTIAL = 2, /* for random ops, like Replicate */
+    RNGTRK_PLACEMENT_RANGE_ = 0x7FFFFFFF /* not a kind: any int is a valid value in C++ */
 } rngtrk_placement_kind;
 
 typedef struct rngtrk_placement {
@@ -385,7 +391,8 @@ typedef struct rngtrk_placement {
 /* Which first-shard size DTensor offsets use. */
 typedef enum rngtrk_offset_rule {
     RNGTRK_OFFSET_RULE_TORCH = 0, /* upstream PyTorch, byte for byte */
-    RNGTRK_OFFSET_RULE_EXACT = 1  /* corrected: a dim sharded twice is chunked twice */
+    RNGTRK_OFFSET_RULE_EXACT = 1, /* corrected: a dim sharded twice is chunked twice */
+    RNGTRK_OFFSET_RULE_RANGE_ = 0x7FFFFFFF /* not a rule: any int is a valid value in C++ */
 } rngtrk_offset_rule;
 
 /* PyTorch's OffsetBasedRNGTracker offsets for a random op on a DTensor of

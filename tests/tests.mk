@@ -19,7 +19,8 @@ $(TEST_BUILD)/run_recipe: tests/c/run_recipe.c $(RECIPES_OBJ) $(SHARED_LIB) $(BU
 	    -Wl,-rpath,'$$ORIGIN/..'
 
 # The C API tests see only the public header and link the shared object.
-$(TEST_BUILD)/api_tests: $(API_TEST_SOURCES) tests/api/support.h c_api/rngtrk.h $(RECIPES_OBJ) $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(TEST_BUILD)/api_tests: $(API_TEST_SOURCES) tests/api/support.h c_api/rngtrk.h $(RECIPES_OBJ) $(SHARED_LIB) $(BUILD)/librngtrk.so \
+                        $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
 	$(CXX) $(TEST_CXXFLAGS) -Ic_api -o $@ $(API_TEST_SOURCES) $(RECIPES_OBJ) -L$(BUILD) -lrngtrk \
 	    -Wl,-rpath,'$$ORIGIN/..' $(GTEST_LIBS) -ldl
@@ -67,3 +68,30 @@ TEST_PROGRAMS := $(TEST_BUILD)/crash_safe_test $(CUDA_TEST_PROGRAM) $(TEST_BUILD
 test-programs: all $(TEST_PROGRAMS) $(DEMO) $(MPI_PROGRAM)
 test: test-programs
 	tests/run_all.sh
+
+# Sanitizers: the C/C++ test programs rebuilt with the library under
+# AddressSanitizer + UndefinedBehaviorSanitizer, or ThreadSanitizer, in their
+# own build folders (no CUDA: nvcc does not take these flags).
+SAN_TESTS := $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+TSAN_FLAGS := -fsanitize=thread
+
+.PHONY: test-asan test-tsan test-valgrind
+test-asan:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CUDA=0 OPTFLAGS="-O1 -g" CXXFLAGS="$(ASAN_FLAGS)" \
+	    LDFLAGS="$(ASAN_FLAGS)" $(BUILD)/asan/tests/api_tests $(BUILD)/asan/tests/core_tests
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/tests/core_tests --gtest_brief=1
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/tests/api_tests --gtest_brief=1 \
+	    --gtest_filter='-CurandOracle.*'
+test-tsan:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CUDA=0 OPTFLAGS="-O1 -g" CXXFLAGS="$(TSAN_FLAGS)" \
+	    LDFLAGS="$(TSAN_FLAGS)" $(BUILD)/tsan/tests/api_tests
+	TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/tests/api_tests --gtest_brief=1 \
+	    --gtest_filter='Stress.*:Sample.Threads*:Tracker.*:Sample.TrackerDraws*'
+# Valgrind on the C test programs (the heavy statistics test excepted: it is
+# the same code as the others, a million times).
+test-valgrind: test-programs
+	valgrind --leak-check=full --error-exitcode=1 -q $(TEST_BUILD)/api_tests --gtest_brief=1 \
+	    --gtest_filter='-Sample.Statistics*:CurandOracle.*:Sample.Threads*'
+	valgrind --leak-check=full --error-exitcode=1 -q $(TEST_BUILD)/crash_safe_test >/dev/null
+	valgrind --leak-check=full --error-exitcode=1 -q $(TEST_BUILD)/dlopen_consumer $(BUILD)/librngtrk.so.0

@@ -20,7 +20,8 @@ typedef enum rngtrk_status {
     RNGTRK_E_UNAVAILABLE = -11,
     RNGTRK_E_INTERNAL = -12,
     RNGTRK_E_WRONG_RANK = -13,
-    RNGTRK_E_IO = -14
+    RNGTRK_E_IO = -14,
+    RNGTRK_STATUS_RANGE_ = 0x7FFFFFFF
 } rngtrk_status;
 typedef struct rngtrk_tracker rngtrk_tracker;
 typedef struct rngtrk_philox_state {
@@ -44,13 +45,15 @@ rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t firs
 typedef enum rngtrk_layout {
     RNGTRK_LAYOUT_STATELESS = 0,
     RNGTRK_LAYOUT_NVFUSER = 1,
-    RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2
+    RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2,
+    RNGTRK_LAYOUT_RANGE_ = 0x7FFFFFFF
 } rngtrk_layout;
 typedef enum rngtrk_distribution {
     RNGTRK_DIST_BITS = 0,
     RNGTRK_DIST_UNIFORM = 1,
     RNGTRK_DIST_NORMAL = 2,
-    RNGTRK_DIST_BERNOULLI = 3
+    RNGTRK_DIST_BERNOULLI = 3,
+    RNGTRK_DIST_RANGE_ = 0x7FFFFFFF
 } rngtrk_distribution;
 typedef enum rngtrk_dtype {
     RNGTRK_DTYPE_U8 = 0,
@@ -59,7 +62,8 @@ typedef enum rngtrk_dtype {
     RNGTRK_DTYPE_F16 = 3,
     RNGTRK_DTYPE_BF16 = 4,
     RNGTRK_DTYPE_F32 = 5,
-    RNGTRK_DTYPE_F64 = 6
+    RNGTRK_DTYPE_F64 = 6,
+    RNGTRK_DTYPE_RANGE_ = 0x7FFFFFFF
 } rngtrk_dtype;
 typedef struct rngtrk_sample_spec {
     uint32_t struct_size;
@@ -114,7 +118,8 @@ rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d,
 typedef enum rngtrk_seed_policy {
     RNGTRK_POLICY_MEGATRON = 0,
     RNGTRK_POLICY_SLAPO = 1,
-    RNGTRK_POLICY_DERIVED = 2
+    RNGTRK_POLICY_DERIVED = 2,
+    RNGTRK_POLICY_RANGE_ = 0x7FFFFFFF
 } rngtrk_seed_policy;
 typedef struct rngtrk_parallel_rank {
     uint32_t tp, pp, dp, ep, etp;
@@ -134,7 +139,8 @@ rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
 typedef enum rngtrk_placement_kind {
     RNGTRK_PLACEMENT_REPLICATE = 0,
     RNGTRK_PLACEMENT_SHARD = 1,
-    RNGTRK_PLACEMENT_PARTIAL = 2
+    RNGTRK_PLACEMENT_PARTIAL = 2,
+    RNGTRK_PLACEMENT_RANGE_ = 0x7FFFFFFF
 } rngtrk_placement_kind;
 typedef struct rngtrk_placement {
     uint32_t kind;
@@ -142,7 +148,8 @@ typedef struct rngtrk_placement {
 } rngtrk_placement;
 typedef enum rngtrk_offset_rule {
     RNGTRK_OFFSET_RULE_TORCH = 0,
-    RNGTRK_OFFSET_RULE_EXACT = 1
+    RNGTRK_OFFSET_RULE_EXACT = 1,
+    RNGTRK_OFFSET_RULE_RANGE_ = 0x7FFFFFFF
 } rngtrk_offset_rule;
 rngtrk_status rngtrk_dtensor_offsets(size_t mesh_ndim, const uint64_t *mesh_shape,
                                                 const uint64_t *coord, const rngtrk_placement *placements,

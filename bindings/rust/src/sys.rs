@@ -58,6 +58,9 @@ impl rngtrk_status {
 impl rngtrk_status {
     pub const RNGTRK_E_IO: rngtrk_status = rngtrk_status(-14);
 }
+impl rngtrk_status {
+    pub const RNGTRK_STATUS_RANGE_: rngtrk_status = rngtrk_status(2147483647);
+}
 #[repr(transparent)]
 #[derive(Debug, Copy, Clone, Hash, PartialEq, Eq)]
 pub struct rngtrk_status(pub ::std::os::raw::c_int);
@@ -161,11 +164,13 @@ extern "C" {
 pub const rngtrk_layout_RNGTRK_LAYOUT_STATELESS: rngtrk_layout = 0;
 pub const rngtrk_layout_RNGTRK_LAYOUT_NVFUSER: rngtrk_layout = 1;
 pub const rngtrk_layout_RNGTRK_LAYOUT_TORCH_EAGER_CUDA: rngtrk_layout = 2;
+pub const rngtrk_layout_RNGTRK_LAYOUT_RANGE_: rngtrk_layout = 2147483647;
 pub type rngtrk_layout = ::std::os::raw::c_uint;
 pub const rngtrk_distribution_RNGTRK_DIST_BITS: rngtrk_distribution = 0;
 pub const rngtrk_distribution_RNGTRK_DIST_UNIFORM: rngtrk_distribution = 1;
 pub const rngtrk_distribution_RNGTRK_DIST_NORMAL: rngtrk_distribution = 2;
 pub const rngtrk_distribution_RNGTRK_DIST_BERNOULLI: rngtrk_distribution = 3;
+pub const rngtrk_distribution_RNGTRK_DIST_RANGE_: rngtrk_distribution = 2147483647;
 pub type rngtrk_distribution = ::std::os::raw::c_uint;
 pub const rngtrk_dtype_RNGTRK_DTYPE_U8: rngtrk_dtype = 0;
 pub const rngtrk_dtype_RNGTRK_DTYPE_U32: rngtrk_dtype = 1;
@@ -174,6 +179,7 @@ pub const rngtrk_dtype_RNGTRK_DTYPE_F16: rngtrk_dtype = 3;
 pub const rngtrk_dtype_RNGTRK_DTYPE_BF16: rngtrk_dtype = 4;
 pub const rngtrk_dtype_RNGTRK_DTYPE_F32: rngtrk_dtype = 5;
 pub const rngtrk_dtype_RNGTRK_DTYPE_F64: rngtrk_dtype = 6;
+pub const rngtrk_dtype_RNGTRK_DTYPE_RANGE_: rngtrk_dtype = 2147483647;
 pub type rngtrk_dtype = ::std::os::raw::c_uint;
 #[repr(C)]
 pub struct rngtrk_sample_spec {
@@ -505,6 +511,7 @@ extern "C" {
 pub const rngtrk_seed_policy_RNGTRK_POLICY_MEGATRON: rngtrk_seed_policy = 0;
 pub const rngtrk_seed_policy_RNGTRK_POLICY_SLAPO: rngtrk_seed_policy = 1;
 pub const rngtrk_seed_policy_RNGTRK_POLICY_DERIVED: rngtrk_seed_policy = 2;
+pub const rngtrk_seed_policy_RNGTRK_POLICY_RANGE_: rngtrk_seed_policy = 2147483647;
 pub type rngtrk_seed_policy = ::std::os::raw::c_uint;
 #[repr(C)]
 pub struct rngtrk_parallel_rank {
@@ -757,6 +764,7 @@ extern "C" {
 pub const rngtrk_placement_kind_RNGTRK_PLACEMENT_REPLICATE: rngtrk_placement_kind = 0;
 pub const rngtrk_placement_kind_RNGTRK_PLACEMENT_SHARD: rngtrk_placement_kind = 1;
 pub const rngtrk_placement_kind_RNGTRK_PLACEMENT_PARTIAL: rngtrk_placement_kind = 2;
+pub const rngtrk_placement_kind_RNGTRK_PLACEMENT_RANGE_: rngtrk_placement_kind = 2147483647;
 pub type rngtrk_placement_kind = ::std::os::raw::c_uint;
 #[repr(C)]
 pub struct rngtrk_placement {
@@ -812,6 +820,7 @@ fn bindgen_test_layout_rngtrk_placement() {
 }
 pub const rngtrk_offset_rule_RNGTRK_OFFSET_RULE_TORCH: rngtrk_offset_rule = 0;
 pub const rngtrk_offset_rule_RNGTRK_OFFSET_RULE_EXACT: rngtrk_offset_rule = 1;
+pub const rngtrk_offset_rule_RNGTRK_OFFSET_RULE_RANGE_: rngtrk_offset_rule = 2147483647;
 pub type rngtrk_offset_rule = ::std::os::raw::c_uint;
 extern "C" {
     pub fn rngtrk_dtensor_offsets(
