@@ -6,6 +6,8 @@
 #   make bench-python  the Python binding's per-call costs, next to a pure-Python tracker
 #   make python-cdef   regenerate bindings/python/rngtrk/_cdef.py from c_api/rngtrk.h
 #   make test-mpi      the Open MPI runs (8 ranks, then 4 on another layout); also in make test
+#   make fuzz          libFuzzer harnesses, FUZZ_SECONDS each (clang-14)
+#   make test-asan / test-tsan / test-valgrind   the C/C++ tests under sanitizers
 #   make bindgen       regenerate bindings/rust/src/sys.rs from c_api/rngtrk.h (Debian's bindgen)
 #   make install       PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= PKGCONFIGDIR= BINDIR=
 #   make uninstall     the same variables
@@ -162,6 +164,7 @@ include tools/demo.mk
 include tests/mpi/mpi.mk  # before tests.mk, whose test-programs lists $(MPI_PROGRAM)
 include tests/tests.mk
 include bench/bench.mk
+include tests/fuzz/fuzz.mk
 
 clean:
 	rm -rf $(BUILD)

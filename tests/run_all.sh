@@ -100,6 +100,7 @@ check "exports" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/
 check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")"
 check "install + pkg-config consumer" "$top/tests/install_test.sh"
 check "rngtrk command" "$top/tests/cli_test.sh" "$build/rngtrk" "$top/tests/vectors"
+check "rngtrk inspect on hostile files (one-line errors, bounded memory)" "$top/tests/cli_fault_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "rngtrk seeds and dtensor-offsets" "$top/tests/cli_distributed_test.sh" "$build/rngtrk"
 check "rngtrk sample: the shared sample vectors" "$top/tests/cli_sample_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "README example" "$top/tests/readme_example_test.sh"

@@ -7,8 +7,10 @@ b = offset/4 + g/4: a pure function of (seed, offset, g), so any slice
 library writes straight into the array's memory (ffi.from_buffer); the GIL
 is released while it runs.
 """
+import sys
+
 from ._library import ffi, lib
-from .errors import check, invalid
+from .errors import RngtrkOverflowError, check, invalid
 from .state import _u64, as_state
 
 # Output kinds: numpy dtype name -> (the dtype, once numpy is imported; the
@@ -30,6 +32,8 @@ def output_array(count, out, kind):
     `count` elements), or a new 1-d array of `count` elements."""
     count = _u64(count, "count")
     dtype = _dtype(kind)
+    if count > sys.maxsize // dtype.itemsize:
+        raise RngtrkOverflowError(f"{count} elements of {kind} do not fit in memory's address range")
     if out is None:
         import numpy
         return numpy.empty(count, dtype=dtype)

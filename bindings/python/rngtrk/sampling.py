@@ -9,8 +9,10 @@ place.  Every value is a pure function of (seed, offset, element index), so
 a range equals the same range of a longer call, and a slice equals the
 same box of the whole tensor.
 """
+import sys
+
 from ._library import ffi, lib
-from .errors import check, invalid
+from .errors import RngtrkOverflowError, check, invalid
 from .state import _u64, as_state
 
 LAYOUTS = {"stateless": lib.RNGTRK_LAYOUT_STATELESS, "nvfuser": lib.RNGTRK_LAYOUT_NVFUSER,
@@ -59,6 +61,8 @@ def _output(count, out, dtype):
     import numpy
 
     want = numpy.dtype(NUMPY_DTYPES[dtype])
+    if count > sys.maxsize // want.itemsize:
+        raise RngtrkOverflowError(f"{count} elements of {dtype} do not fit in memory's address range")
     if out is None:
         return numpy.empty(count, dtype=want)
     if not isinstance(out, numpy.ndarray):

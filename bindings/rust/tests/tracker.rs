@@ -237,3 +237,31 @@ fn version_is_the_headers() {
     assert_eq!(rngtrk::version_number(), rngtrk::sys::RNGTRK_VERSION_NUMBER);
     assert_eq!(rngtrk::version_string(), env!("CARGO_PKG_VERSION"));
 }
+
+#[test]
+fn bad_inputs_from_rust_return_errors_and_change_nothing() {
+    // The Rust rows of docs/errors.md: NULL handles, use after free, double
+    // close and restoring twice cannot be written (ownership and borrows);
+    // the rest are values the library refuses.
+    let mut t = megatron();
+    let before = snapshot(&t);
+    let long = "n".repeat(256);
+    for name in ["", long.as_str(), "nul\0inside"] {
+        assert_eq!(t.add(name, 99).unwrap_err().kind(), ErrorKind::InvalidArgument);
+        assert_eq!(t.fork(name).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    }
+    assert_eq!(t.set_state("data-parallel-rng", PhiloxState::new(1, M64 - 2)).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(t.load(b"RNGTRKCK").unwrap_err().kind(), ErrorKind::Corrupt);
+    assert_eq!(snapshot(&t), before);
+    let mut out = [0u32; 2];
+    assert_eq!(random_u32(&PhiloxState::new(1, 0), M64, &mut out).unwrap_err().kind(), ErrorKind::Overflow);
+    t.set_default_state(PhiloxState::new(5, M64 - 3)).unwrap();
+    let before = snapshot(&t);
+    assert_eq!(t.advance(1).unwrap_err().kind(), ErrorKind::Overflow);
+    assert_eq!(snapshot(&t), before);
+    let bytes = t.save().unwrap();
+    let mut fork = t.fork("model-parallel-rng").unwrap();
+    assert_eq!(fork.fork("model-parallel-rng").unwrap_err().kind(), ErrorKind::ForkOrder);
+    drop(fork);
+    t.load(&bytes).unwrap();
+}
