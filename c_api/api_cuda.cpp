@@ -9,15 +9,10 @@
 
 namespace {
 
+using rngtrk::checked_state;
 using rngtrk::guarded;
 using rngtrk::require_pointer;
 
-rngtrk::PhiloxState checked_state(const rngtrk_philox_state *state) {
-    require_pointer(state, "state");
-    const rngtrk::PhiloxState s = rngtrk::to_core(*state);
-    rngtrk::check_state(s);
-    return s;
-}
 
 void require_device() {
     std::string why;

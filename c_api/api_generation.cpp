@@ -14,9 +14,8 @@ template <class T, class Fill>
 rngtrk_status generate(const rngtrk_philox_state *state, uint64_t first, uint64_t count, T *out,
                        Fill fill) {
     return rngtrk::guarded([&] {
-        rngtrk::require_pointer(state, "state");
-        const rngtrk::PhiloxState s = to_core(*state);
-        rngtrk::check_stream_request(s, first, count, out, sizeof(T));
+        const rngtrk::PhiloxState s = rngtrk::checked_state(state);
+        rngtrk::check_elements(first, count, sizeof(T), out, SIZE_MAX);
         fill(s, first, count, out);
     });
 }

@@ -10,17 +10,12 @@
 
 namespace {
 
+using rngtrk::checked_state;
 using rngtrk::guarded;
 using rngtrk::require_pointer;
 using rngtrk::to_c;
 using rngtrk::to_core;
 
-rngtrk::PhiloxState checked_state(const rngtrk_philox_state *state) {
-    require_pointer(state, "state");
-    const rngtrk::PhiloxState s = to_core(*state);
-    rngtrk::check_state(s);
-    return s;
-}
 
 }  // namespace
 

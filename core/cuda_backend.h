@@ -13,7 +13,8 @@
 namespace rngtrk {
 namespace cuda_backend {
 
-// Whether a device can run the kernels; if not, *why says so.
+// Whether a device can run the kernels; if not, *why says so.  The C layer
+// asks once per call, before any of the functions below.
 bool usable(std::string *why);
 
 // Elements [first, first + count) of a checked request into device memory

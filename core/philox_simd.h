@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "philox.h"
+#include "elements.h"
 #include "uniform_words.h"
 
 namespace rngtrk {
@@ -133,8 +134,9 @@ struct UniformF32 {
         return Isa::bits(Isa::addf(Isa::setf(low), Isa::mulf(u, Isa::setf(range))));
     }
     uint32_t scalar(uint32_t w) const {
-        const float u = curand ? fold_one(u_curand_f32(w)) : u_mask_f32(w);
-        const float v = low + u * range;
+        // high is not used by these two layouts.
+        const float v = curand ? uniform_f32<Layout::nvfuser>(w, low, range, 0.0f)
+                               : uniform_f32<Layout::stateless>(w, low, range, 0.0f);
         uint32_t b;
         std::memcpy(&b, &v, sizeof b);
         return b;

@@ -17,7 +17,7 @@ size_t out_element_bytes(const SampleSpec &spec) {
     return spec.dist == Dist::dropout ? sizeof(float) : element_bytes(spec.dtype);
 }
 
-void check_capacity(uint64_t count, size_t element, void *out, size_t capacity) {
+void check_capacity(uint64_t count, size_t element, const void *out, size_t capacity) {
     if (count > std::numeric_limits<size_t>::max() / element)
         fail(RNGTRK_E_OVERFLOW, "count * element size does not fit in size_t");
     if (count != 0 && out == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, "out is NULL");
@@ -75,11 +75,16 @@ void check_state(const PhiloxState &state) {
         fail(RNGTRK_E_INVALID_ARGUMENT, "state.offset " + std::to_string(state.offset) + " is not a multiple of 4");
 }
 
-RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first, uint64_t count, void *out,
-                         size_t out_capacity) {
+void check_elements(uint64_t first, uint64_t count, size_t element_bytes, const void *out, size_t out_capacity) {
+    // Element indices run to 2^64 - 1, so first + count may equal 2^64.
     if (first != 0 && count > std::numeric_limits<uint64_t>::max() - first + 1)
         fail(RNGTRK_E_OVERFLOW, "first + count passes 2^64 elements");
-    check_capacity(count, out_element_bytes(spec), out, out_capacity);
+    check_capacity(count, element_bytes, out, out_capacity);
+}
+
+RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first, uint64_t count, void *out,
+                         size_t out_capacity) {
+    check_elements(first, count, out_element_bytes(spec), out, out_capacity);
     if (spec.layout == Layout::eager_cuda) {
         if (first + count < first) fail(RNGTRK_E_OVERFLOW, "first + count passes 2^64 - 1 for torch-eager-cuda");
         if (numel == 0) numel = first + count;

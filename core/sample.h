@@ -45,4 +45,9 @@ void run_dropout(const RangeRequest &request, const PhiloxState &state, const fl
 // Throws unless the state's offset is a multiple of 4.
 void check_state(const PhiloxState &state);
 
+// Checks elements [first, first + count) of `element_bytes` each going to
+// `out` of `out_capacity` bytes: the indices stay below 2^64, the byte size
+// fits size_t and the buffer, and out is not NULL unless count is 0.
+void check_elements(uint64_t first, uint64_t count, size_t element_bytes, const void *out, size_t out_capacity);
+
 }  // namespace rngtrk

@@ -2,10 +2,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <cstring>
 
 #include "philox.h"
-#include "uniform_words.h"
+#include "elements.h"
 
 namespace rngtrk {
 namespace engine_scalar {
@@ -28,7 +27,9 @@ void philox_batch_seq_uniform(const uint32_t start[4], int inc_word, size_t n, u
         uint32_t c[4] = {start[0], start[1], start[2], start[3]};
         c[inc_word] += static_cast<uint32_t>(i);
         const PhiloxBlock b = philox4x32_10(c[0], c[1], c[2], c[3], k0, k1);
-        for (int j = 0; j < 4; ++j) out[4 * i + j] = low + (curand ? fold_one(u_curand_f32(b.w[j])) : u_mask_f32(b.w[j])) * range;
+        for (int j = 0; j < 4; ++j)
+            out[4 * i + j] = curand ? uniform_f32<Layout::nvfuser>(b.w[j], low, range, 0.0f)
+                                    : uniform_f32<Layout::stateless>(b.w[j], low, range, 0.0f);
     }
 }
 

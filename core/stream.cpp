@@ -1,26 +1,8 @@
 #include "stream.h"
 
-#include <cstddef>
-#include <limits>
-#include <string>
-
-#include "error.h"
 #include "sample_engines.h"
 
 namespace rngtrk {
-
-void check_stream_request(const PhiloxState &state, uint64_t first, uint64_t count,
-                          const void *out, uint64_t element_bytes) {
-    if (!offset_is_aligned(state.offset))
-        fail(RNGTRK_E_INVALID_ARGUMENT,
-             "state.offset " + std::to_string(state.offset) + " is not a multiple of 4");
-    // Element indices run to 2^64 - 1, so first + count may equal 2^64.
-    if (first != 0 && count > std::numeric_limits<uint64_t>::max() - first + 1)
-        fail(RNGTRK_E_OVERFLOW, "first + count passes 2^64 elements");
-    if (count > std::numeric_limits<size_t>::max() / element_bytes)
-        fail(RNGTRK_E_OVERFLOW, "count * element size does not fit in size_t");
-    if (out == nullptr && count != 0) fail(RNGTRK_E_INVALID_ARGUMENT, "out is NULL");
-}
 
 namespace {
 

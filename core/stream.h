@@ -9,13 +9,8 @@
 
 namespace rngtrk {
 
-// Checks that (state, first, count, out) describes a valid request for
-// elements of `element_bytes` bytes; throws Error otherwise.
-void check_stream_request(const PhiloxState &state, uint64_t first, uint64_t count,
-                          const void *out, uint64_t element_bytes);
-
-// Elements [first, first + count) of the stream.  Call check_stream_request
-// first: these assume a valid request.
+// Elements [first, first + count) of the stream.  Check the request first
+// (check_state and check_elements of sample.h): these assume it is valid.
 void stream_u32(const PhiloxState &state, uint64_t first, uint64_t count, uint32_t *out);
 void stream_uniform_f32(const PhiloxState &state, uint64_t first, uint64_t count, float *out);
 

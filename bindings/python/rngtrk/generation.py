@@ -13,31 +13,29 @@ from ._library import ffi, lib
 from .errors import RngtrkOverflowError, check, invalid
 from .state import _u64, as_state
 
-# Output kinds: numpy dtype name -> (the dtype, once numpy is imported; the
-# cffi array type).  numpy is imported on first use, so `import rngtrk`
-# works without it.
-_KINDS = {"uint32": [None, "uint32_t[]"], "float32": [None, "float[]"]}
+# numpy dtypes by name, made on first use so `import rngtrk` works without
+# numpy; and the cffi array type of the two the stream functions write.
+_DTYPES = {}
+_C_TYPES = {"uint32": "uint32_t[]", "float32": "float[]"}
 
 
 def _dtype(kind):
-    entry = _KINDS[kind]
-    if entry[0] is None:
+    if kind not in _DTYPES:
         import numpy
-        entry[0] = numpy.dtype(kind)
-    return entry[0]
+        _DTYPES[kind] = numpy.dtype(kind)
+    return _DTYPES[kind]
 
 
 def output_array(count, out, kind):
-    """`out` checked (numpy array of native `kind`, C-contiguous, writable,
-    `count` elements), or a new 1-d array of `count` elements."""
+    """`out` checked (numpy array of native dtype `kind`, C-contiguous,
+    writable, `count` elements), or a new 1-d array of `count` elements."""
     count = _u64(count, "count")
     dtype = _dtype(kind)
     if count > sys.maxsize // dtype.itemsize:
         raise RngtrkOverflowError(f"{count} elements of {kind} do not fit in memory's address range")
-    if out is None:
-        import numpy
-        return numpy.empty(count, dtype=dtype)
     import numpy  # already imported by _dtype: a dictionary lookup
+    if out is None:
+        return numpy.empty(count, dtype=dtype)
     if not isinstance(out, numpy.ndarray):
         raise TypeError(f"out must be a numpy.ndarray of {kind}, not {type(out).__name__}")
     if out.dtype != dtype:
@@ -57,7 +55,7 @@ def fill(c_function, kind, state, first, array):
     output_array); returns `array`.  No copy: the library writes into the
     array's own memory."""
     size = array.size
-    buffer = ffi.from_buffer(_KINDS[kind][1], array, require_writable=True) if size else ffi.NULL
+    buffer = ffi.from_buffer(_C_TYPES[kind], array, require_writable=True) if size else ffi.NULL
     status = c_function(ffi.new("rngtrk_philox_state *", as_state(state)), first, size, buffer)
     if status:
         check(status)

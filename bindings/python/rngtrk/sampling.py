@@ -9,10 +9,9 @@ place.  Every value is a pure function of (seed, offset, element index), so
 a range equals the same range of a longer call, and a slice equals the
 same box of the whole tensor.
 """
-import sys
-
 from ._library import ffi, lib
-from .errors import RngtrkOverflowError, check, invalid
+from .errors import check, invalid
+from .generation import output_array
 from .state import _u64, as_state
 
 LAYOUTS = {"stateless": lib.RNGTRK_LAYOUT_STATELESS, "nvfuser": lib.RNGTRK_LAYOUT_NVFUSER,
@@ -58,22 +57,7 @@ def make_spec(layout="stateless", dist="uniform", dtype="f32", *, low=None, high
 
 
 def _output(count, out, dtype):
-    import numpy
-
-    want = numpy.dtype(NUMPY_DTYPES[dtype])
-    if count > sys.maxsize // want.itemsize:
-        raise RngtrkOverflowError(f"{count} elements of {dtype} do not fit in memory's address range")
-    if out is None:
-        return numpy.empty(count, dtype=want)
-    if not isinstance(out, numpy.ndarray):
-        raise TypeError(f"out must be a numpy.ndarray of {want}, not {type(out).__name__}")
-    if out.dtype != want:
-        raise TypeError(f"out must have dtype {want} for {dtype}, not {out.dtype}")
-    if not out.flags.c_contiguous or not out.flags.writeable:
-        raise invalid("out must be C-contiguous and writable")
-    if out.size != count:
-        raise invalid(f"out has {out.size} elements but {count} are needed")
-    return out
+    return output_array(count, out, NUMPY_DTYPES[dtype])
 
 
 def _buffer(array):
