@@ -51,7 +51,7 @@ NVCC ?= $(CUDA_HOME)/bin/nvcc
 CUDA ?= $(if $(wildcard $(NVCC)),1,0)
 CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
 NVCC_FLAGS := -std=c++17 -O3 --fmad=false $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden,-pthread \
-              -Ic_api -Icore
+              -Ic_api -Icore -Icuda
 ifeq ($(CUDA),1)
 LIB_OBJECTS += $(OBJDIR)/cuda/cuda_backend.o
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
@@ -63,7 +63,7 @@ CUDA_LIBS :=
 CUDA_PC_LIBS :=
 endif
 
-$(OBJDIR)/cuda/%.o: cuda/%.cu $(wildcard core/*.h) c_api/rngtrk.h
+$(OBJDIR)/cuda/%.o: cuda/%.cu $(wildcard core/*.h) $(wildcard cuda/*.h) c_api/rngtrk.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 

@@ -84,7 +84,7 @@ RNGTRK_API rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, u
         require_pointer(device_state, "device_state");
         if (increment > UINT64_MAX - 3) rngtrk::fail(RNGTRK_E_OVERFLOW, "increment rounds past 2^64");
         require_device();
-        rngtrk::cuda_backend::advance_device(device_state, (increment + 3) / 4 * 4, stream);
+        rngtrk::cuda_backend::advance_device(device_state, increment, stream);
     });
 }
 

@@ -28,7 +28,8 @@ void generate(const SampleSpec &spec, const PhiloxState &state, const uint64_t *
 // The box of a checked slice request into device memory.
 void generate_slice(const SliceRequest &request, const PhiloxState &state, void *stream);
 
-// device_state[1] += increment (already a multiple of 4), on the device.
+// device_state[1] += increment rounded up to a multiple of 4, on the device
+// (the caller checked that the rounding does not overflow).
 void advance_device(uint64_t *device_state, uint64_t increment, void *stream);
 
 }  // namespace cuda_backend

@@ -1,8 +1,12 @@
 # Test binaries (included by the top-level Makefile).  `make test` builds
 # them, then tests/run_all.sh runs every suite.
 TEST_BUILD := $(BUILD)/tests
-GTEST_LIBS := -lgtest -lgtest_main -pthread
-TEST_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -DRNGTRK_VECTORS_DIR=\"$(CURDIR)/tests/vectors\" $(CXXFLAGS)
+# GTEST_PREFIX: a GoogleTest outside the system folders (include/ and lib/
+# under it), e.g. on a GPU machine whose image has none.
+GTEST_PREFIX ?=
+GTEST_INC := $(if $(GTEST_PREFIX),-I$(GTEST_PREFIX)/include)
+GTEST_LIBS := $(if $(GTEST_PREFIX),-L$(GTEST_PREFIX)/lib) -lgtest -lgtest_main -pthread
+TEST_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra $(GTEST_INC) -DRNGTRK_VECTORS_DIR=\"$(CURDIR)/tests/vectors\" $(CXXFLAGS)
 
 API_TEST_SOURCES  := $(wildcard tests/api/*.cpp)
 CORE_TEST_SOURCES := $(wildcard tests/core/*.cpp)
@@ -14,7 +18,7 @@ $(RECIPES_OBJ): tests/c/checkpoint_recipes.c tests/c/checkpoint_recipes.h c_api/
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -c -o $@ $<
 
-$(TEST_BUILD)/run_recipe: tests/c/run_recipe.c $(RECIPES_OBJ) $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(TEST_BUILD)/run_recipe: tests/c/run_recipe.c $(RECIPES_OBJ) $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ $< $(RECIPES_OBJ) -L$(BUILD) -lrngtrk \
 	    -Wl,-rpath,'$$ORIGIN/..'
 
@@ -26,9 +30,9 @@ $(TEST_BUILD)/api_tests: $(API_TEST_SOURCES) tests/api/support.h c_api/rngtrk.h 
 	    -Wl,-rpath,'$$ORIGIN/..' $(GTEST_LIBS) -ldl
 
 # The core tests reach C++ internals, so they link the static archive.
-$(TEST_BUILD)/core_tests: $(CORE_TEST_SOURCES) $(STATIC_LIB)
+$(TEST_BUILD)/core_tests: $(CORE_TEST_SOURCES) $(wildcard cuda/*.h) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
-	$(CXX) $(TEST_CXXFLAGS) -Ic_api -Icore -o $@ $(CORE_TEST_SOURCES) $(STATIC_LIB) $(CUDA_LIBS) $(GTEST_LIBS)
+	$(CXX) $(TEST_CXXFLAGS) -Ic_api -Icore -Icuda -o $@ $(CORE_TEST_SOURCES) $(STATIC_LIB) $(CUDA_LIBS) $(GTEST_LIBS)
 
 # No -pedantic: ISO C forbids casting dlsym's void * to a function pointer,
 # which POSIX requires to work.
@@ -37,7 +41,7 @@ $(TEST_BUILD)/dlopen_consumer: tests/c/dlopen_consumer.c c_api/rngtrk.h
 	$(CC) -std=c99 -Wall -Wextra -Ic_api -o $@ $< -ldl
 
 # The installed device header, compiled as host C++ against the library.
-$(TEST_BUILD)/device_header_host: tests/c/device_header_host.cpp $(DEVICE_HEADER) $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(TEST_BUILD)/device_header_host: tests/c/device_header_host.cpp $(DEVICE_HEADER) $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -Wall -Wextra -ffp-contract=off -Ic_api -I$(BUILD)/include -o $@ $< -L$(BUILD) -lrngtrk \
 	    -Wl,-rpath,'$$ORIGIN/..'
@@ -45,19 +49,19 @@ $(TEST_BUILD)/device_header_host: tests/c/device_header_host.cpp $(DEVICE_HEADER
 # Device tests, built with nvcc when the build has CUDA (they skip, saying
 # why, without a GPU; make test-gpu requires one).
 ifeq ($(CUDA),1)
-$(TEST_BUILD)/cuda_tests: tests/cuda/test_cuda.cu $(DEVICE_HEADER) c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(TEST_BUILD)/cuda_tests: tests/cuda/test_cuda.cu $(DEVICE_HEADER) c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
-	$(NVCC) -std=c++17 -O2 --fmad=false $(CUDA_ARCHS) -Ic_api -I$(BUILD)/include -o $@ $< -L$(BUILD) -lrngtrk \
-	    -lgtest -lgtest_main -Xlinker -rpath,'$$ORIGIN/..'
+	$(NVCC) -std=c++17 -O2 --fmad=false $(CUDA_ARCHS) -Ic_api -I$(BUILD)/include $(GTEST_INC) -o $@ $< \
+	    -L$(BUILD) -lrngtrk $(if $(GTEST_PREFIX),-L$(GTEST_PREFIX)/lib) -lgtest -lgtest_main -Xlinker -rpath,'$$ORIGIN/..'
 CUDA_TEST_PROGRAM := $(TEST_BUILD)/cuda_tests
 endif
 
 .PHONY: test-gpu
-test-gpu: test-programs
+test-gpu: $(CUDA_TEST_PROGRAM)
 	@test -n "$(CUDA_TEST_PROGRAM)" || { echo "test-gpu: this build has no CUDA (nvcc missing or CUDA=0)"; exit 1; }
 	RNGTRK_REQUIRE_GPU=1 $(CUDA_TEST_PROGRAM)
 
-$(TEST_BUILD)/crash_safe_test: tests/c/crash_safe_test.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(TEST_BUILD)/crash_safe_test: tests/c/crash_safe_test.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O2 -Wall -Wextra -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN/..'
 

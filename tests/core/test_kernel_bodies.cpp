@@ -1,0 +1,271 @@
+// The CUDA kernels' bodies (cuda/kernel_bodies.h) run on the host over every
+// block and thread of the grids the backend launches (cuda/launch_geometry.h),
+// and give the CPU engines' bits: every layout, distribution and dtype, odd
+// counts, unaligned firsts, ranges that start inside a Philox block or a CUDA
+// block, grid-stride loops (small SM counts), the torch-eager-cuda wave rule
+// for several SM counts, misaligned outputs, slices, dropout and the
+// graph-safe state.  No GPU is needed: this is the index arithmetic the GPU
+// runs, executed here.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernel_bodies.h"
+#include "launch_geometry.h"
+#include "rngtrk.h"
+#include "sample.h"
+#include "sample_spec.h"
+
+using namespace rngtrk;
+using namespace rngtrk::kernels;
+
+namespace {
+
+// Every thread of the launch the backend would make for `items` work items
+// on a device of `sm_count` SMs running `blocks_per_sm` blocks each.
+template <class Body>
+void run_grid(uint64_t items, uint32_t sm_count, uint32_t blocks_per_sm, Body body) {
+    const uint32_t grid = grid_for(items, sm_count, blocks_per_sm);
+    for (uint32_t b = 0; b < grid; ++b)
+        for (uint32_t t = 0; t < kBlockThreads; ++t) body(ThreadPos{b, t, grid, kBlockThreads});
+}
+
+struct KindCase {
+    rngtrk_distribution dist;
+    rngtrk_dtype dtype;
+    bool dropout;
+};
+const KindCase kKinds[] = {
+    {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32, false},       {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U64, false},
+    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, false},    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F64, false},
+    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16, false},    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_BF16, false},
+    {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, false},     {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64, false},
+    {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, false},   {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_F32, true}};
+const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA};
+
+size_t width(rngtrk_dtype t) {
+    switch (t) {
+        case RNGTRK_DTYPE_U8: return 1;
+        case RNGTRK_DTYPE_F16:
+        case RNGTRK_DTYPE_BF16: return 2;
+        case RNGTRK_DTYPE_U32:
+        case RNGTRK_DTYPE_F32: return 4;
+        default: return 8;
+    }
+}
+
+rngtrk_sample_spec c_spec(rngtrk_layout layout, const KindCase &k) {
+    rngtrk_sample_spec s;
+    EXPECT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&s, layout, k.dist, k.dropout ? RNGTRK_DTYPE_U8 : k.dtype));
+    s.dtype = k.dtype;
+    if (k.dist == RNGTRK_DIST_UNIFORM) s.param_a = -1.5, s.param_b = 2.25;
+    if (k.dist == RNGTRK_DIST_NORMAL) s.param_a = 0.5, s.param_b = 2.0;
+    if (k.dist == RNGTRK_DIST_BERNOULLI) s.param_a = 0.7;
+    return s;
+}
+
+std::string describe(rngtrk_layout layout, const KindCase &k, uint64_t first, uint64_t count) {
+    return "layout " + std::to_string(layout) + " dist " + std::to_string(k.dist) + " dtype " +
+           std::to_string(k.dtype) + (k.dropout ? " dropout" : "") + " first " + std::to_string(first) + " count " +
+           std::to_string(count);
+}
+
+// Output buffers with guard bytes on both sides, poisoned, placed `shift`
+// elements past an address aligned to 64 bytes.
+struct Guarded {
+    static constexpr size_t kGuard = 64;
+    std::vector<unsigned char> bytes;
+    size_t lead;
+    Guarded(size_t n, size_t shift) : bytes(n + shift + 4 * kGuard, 0xA5) {
+        const uintptr_t at = reinterpret_cast<uintptr_t>(bytes.data()) + kGuard;
+        lead = kGuard + (64 - at % 64) % 64 + shift;
+    }
+    unsigned char *data() { return bytes.data() + lead; }
+    bool guards_intact(size_t n) const {
+        for (size_t i = 0; i < lead; ++i)
+            if (bytes[i] != 0xA5) return false;
+        for (size_t i = lead + n; i < bytes.size(); ++i)
+            if (bytes[i] != 0xA5) return false;
+        return true;
+    }
+};
+
+// The device run of a range request, emulated: plan it as the backend does,
+// run the body over the whole grid.
+void device_range(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state, uint64_t numel,
+                  uint64_t first, uint64_t count, void *out, const float *in, uint32_t sms, uint32_t per_sm) {
+    with_kind(s, [&](auto l, auto d, auto t) {
+        constexpr Layout L = decltype(l)::value;
+        constexpr Dist D = decltype(d)::value;
+        constexpr DType T = decltype(t)::value;
+        if constexpr (L == Layout::eager_cuda) {
+            const EagerArgs a = plan_eager(s, st, device_state, numel, first, count, out, in);
+            run_grid(items(a), sms, per_sm, [&](ThreadPos p) { eager_body<D, T>(p, a); });
+        } else {
+            const InOrderArgs a = plan_in_order(s, st, device_state, first, count, out, in);
+            run_grid(items(a), sms, per_sm, [&](ThreadPos p) { in_order_body<L, D, T>(p, a); });
+        }
+    });
+}
+
+struct Geometry {
+    uint32_t sms, per_sm;
+};
+// One SM with one block forces long grid-stride loops; an H100's full wave
+// runs one item per thread.
+const Geometry kGeometries[] = {{1, 1}, {3, 2}, {132, 8}};
+
+}  // namespace
+
+TEST(KernelBodies, GridForGivesOneItemPerThreadUpToAWave) {
+    EXPECT_EQ(1u, grid_for(0, 132, 8));
+    EXPECT_EQ(1u, grid_for(1, 132, 8));
+    EXPECT_EQ(1u, grid_for(256, 132, 8));
+    EXPECT_EQ(2u, grid_for(257, 132, 8));
+    EXPECT_EQ(1056u, grid_for(1056 * 256, 132, 8));
+    EXPECT_EQ(1056u, grid_for(1056 * 256 + 1, 132, 8));  // beyond a wave: grid-stride
+    EXPECT_EQ(1056u, grid_for(uint64_t{1} << 40, 132, 8));
+    EXPECT_EQ(1u, grid_for(1000, 0, 0));  // nonsense occupancy still launches
+}
+
+TEST(KernelBodies, WholeBlocksAreAlignedOnlyWhereTheFirstWholeBlockLands) {
+    alignas(16) unsigned char buf[64];
+    EXPECT_TRUE(whole_blocks_aligned(buf, 0, 4, 4));
+    EXPECT_FALSE(whole_blocks_aligned(buf + 4, 0, 4, 4));
+    // first = 1: the first whole block starts 3 elements in.
+    EXPECT_TRUE(whole_blocks_aligned(buf + 4, 1, 4, 4));
+    EXPECT_FALSE(whole_blocks_aligned(buf + 2, 7, 2, 8));
+    EXPECT_TRUE(whole_blocks_aligned(buf + 8, 7, 2, 8));
+    EXPECT_FALSE(whole_blocks_aligned(buf + 1, 3, 4, 1));
+    EXPECT_TRUE(whole_blocks_aligned(buf + 3, 3, 4, 1));
+    EXPECT_TRUE(whole_blocks_aligned(nullptr, 3, 4, 1));
+    EXPECT_EQ(8u, graphsafe_increment(5));
+    EXPECT_EQ(8u, graphsafe_increment(8));
+    EXPECT_EQ(0u, graphsafe_increment(0));
+}
+
+TEST(KernelBodies, RangesOverTheWholeLaunchGridEqualTheCpu) {
+    std::mt19937_64 rng(2024);
+    for (rngtrk_layout layout : kLayouts) {
+        for (const KindCase &k : kKinds) {
+            const size_t w = width(k.dtype);
+            for (int trial = 0; trial < 10; ++trial) {
+                rngtrk_sample_spec cs = c_spec(layout, k);
+                // Odd counts, firsts inside a Philox block and inside a CUDA
+                // block, single elements, and a range past several waves.
+                uint64_t first = rng() % 3000, count = 1 + rng() % 9000;
+                if (trial == 0) first = 0, count = 1;
+                if (trial == 1) first = 3, count = 2;        // within one block
+                if (trial == 2) first = 255, count = 514;    // straddles CUDA blocks
+                if (trial == 3) count = 60001 + 2 * (rng() % 1000);
+                const uint64_t numel = first + count + rng() % 700;
+                cs.numel = numel;
+                // Eager: T = 256 * min(blocks, sm_count * max_threads / 256) for several SM counts.
+                const uint32_t eager_sms[] = {1, 2, 5, 132};
+                cs.sm_count = eager_sms[trial % 4];
+                cs.max_threads_per_sm = trial % 2 ? 256 : 2048;
+                const SampleSpec s = checked_spec(&cs, k.dropout);
+                const rngtrk_philox_state cst{rng(), 4 * (rng() % 100000)};
+                const PhiloxState st{cst.seed, cst.offset};
+                const size_t n = count * w;
+                std::vector<float> in;
+                std::vector<unsigned char> want(n);
+                if (k.dropout) {
+                    in.resize(count);
+                    for (uint64_t i = 0; i < count; ++i) in[i] = 0.25f + static_cast<float>(i % 977);
+                    ASSERT_EQ(RNGTRK_OK, rngtrk_dropout_f32(&cst, &cs, first, count, in.data(),
+                                                            reinterpret_cast<float *>(want.data())));
+                } else {
+                    ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&cst, &cs, first, count, want.data(), n));
+                }
+                for (const Geometry &g : kGeometries) {
+                    if (trial == 3 && g.sms == 132) continue;  // the big range: small grids only
+                    for (size_t shift : {size_t{0}, size_t{1}}) {
+                        Guarded out(n, shift * w);
+                        // Dropout's input shifted too: in and out misaligned together.
+                        std::vector<float> in_copy(in.size() + 1);
+                        float *in_at = in.empty() ? nullptr : in_copy.data() + shift;
+                        if (in_at != nullptr) std::memcpy(in_at, in.data(), in.size() * 4);
+                        host_misaligned_vector_accesses = 0;
+                        device_range(s, st, nullptr, numel, first, count, out.data(), in_at, g.sms, g.per_sm);
+                        ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n))
+                            << describe(layout, k, first, count) << " grid " << g.sms << "x" << g.per_sm
+                            << " shift " << shift;
+                        ASSERT_TRUE(out.guards_intact(n)) << describe(layout, k, first, count);
+                        ASSERT_EQ(0u, host_misaligned_vector_accesses) << describe(layout, k, first, count);
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST(KernelBodies, GraphSafeBodiesReadTheStateAtRunTimeAndTheAdvanceMovesIt) {
+    std::mt19937_64 rng(7);
+    for (rngtrk_layout layout : kLayouts) {
+        for (const KindCase &k : kKinds) {
+            if (k.dropout) continue;  // graph-safe sampling has no dropout entry point
+            rngtrk_sample_spec cs = c_spec(layout, k);
+            const uint64_t first = rng() % 100, count = 1 + rng() % 5000;
+            cs.numel = first + count;
+            const SampleSpec s = checked_spec(&cs, false);
+            uint64_t device_state[2] = {rng(), 4 * (rng() % 1000)};
+            const uint64_t start = device_state[1];
+            uint64_t inc = 0;
+            ASSERT_EQ(RNGTRK_OK, rngtrk_sample_offset_increment(&cs, cs.numel, &inc));
+            const size_t n = count * width(k.dtype);
+            for (int replay = 0; replay < 3; ++replay) {
+                // The arguments carry a wrong state: the body must use device_state.
+                Guarded out(n, 0);
+                device_range(s, PhiloxState{1, 4}, device_state, cs.numel, first, count, out.data(), nullptr, 3, 2);
+                const rngtrk_philox_state st{device_state[0], start + replay * graphsafe_increment(inc)};
+                std::vector<unsigned char> want(n);
+                ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&st, &cs, first, count, want.data(), n));
+                ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n)) << describe(layout, k, first, count);
+                run_grid(1, 1, 1, [&](ThreadPos p) { advance_body(p, device_state, graphsafe_increment(inc)); });
+                ASSERT_EQ(start + (replay + 1) * graphsafe_increment(inc), device_state[1]);
+            }
+        }
+    }
+}
+
+TEST(KernelBodies, SlicesOverTheWholeLaunchGridEqualTheCpu) {
+    std::mt19937_64 rng(11);
+    for (rngtrk_layout layout : kLayouts) {
+        for (const KindCase &k : kKinds) {
+            if (k.dropout) continue;
+            for (int trial = 0; trial < 3; ++trial) {
+                rngtrk_sample_spec cs = c_spec(layout, k);
+                cs.sm_count = trial + 1, cs.max_threads_per_sm = 512;
+                const uint64_t global[3] = {5 + rng() % 20, 3 + rng() % 30, 7 + rng() % 40};
+                uint64_t start[3], local[3];
+                for (int d = 0; d < 3; ++d) {
+                    start[d] = rng() % global[d];
+                    local[d] = 1 + rng() % (global[d] - start[d]);
+                }
+                const size_t n = local[0] * local[1] * local[2] * width(k.dtype);
+                const rngtrk_philox_state cst{rng(), 4 * (rng() % 1000)};
+                std::vector<unsigned char> want(n);
+                ASSERT_EQ(RNGTRK_OK, rngtrk_sample_slice(&cst, &cs, 3, global, start, local, want.data(), n));
+                const SampleSpec s = checked_spec(&cs, false);
+                for (const Geometry &g : kGeometries) {
+                    Guarded out(n, 1);
+                    const SliceRequest r = check_slice(s, 3, global, start, local, out.data(), n);
+                    const SliceArgs a = plan_slice(r, PhiloxState{cst.seed, cst.offset});
+                    with_kind(s, [&](auto l, auto d, auto t) {
+                        constexpr Layout L = decltype(l)::value;
+                        constexpr Dist D = decltype(d)::value;
+                        constexpr DType T = decltype(t)::value;
+                        if constexpr (D != Dist::dropout)
+                            run_grid(items(a), g.sms, g.per_sm, [&](ThreadPos p) { slice_body<L, D, T>(p, a); });
+                    });
+                    ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n)) << describe(layout, k, 0, n);
+                    ASSERT_TRUE(out.guards_intact(n));
+                }
+            }
+        }
+    }
+}
