@@ -125,7 +125,7 @@ $(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h Makefile
 	$(call make_pc,$@)
 
 # The rngtrk command uses only the public C API, linked to the shared object.
-$(CLI): tools/rngtrk_cli.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(CLI): tools/rngtrk_cli.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ tools/rngtrk_cli.c -lm \
 	    -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
 

@@ -1,7 +1,7 @@
 # `make bench`: Google Benchmark figures and their ratios to in-run references.
 BENCH := $(BUILD)/bench/bench_rngtrk
 
-$(BENCH): bench/bench_rngtrk.cpp c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(BENCH): bench/bench_rngtrk.cpp c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Ic_api -o $@ $< -L$(BUILD) -lrngtrk \
 	    -Wl,-rpath,'$$ORIGIN/..' -lbenchmark -pthread
@@ -30,12 +30,12 @@ bench-python: lib
 
 # `make bench-gpu`: device figures (needs a GPU; not a test).
 BENCH_GPU := $(BUILD)/bench/bench_gpu
-$(BENCH_GPU): tests/cuda/bench_gpu.cu c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(BENCH_GPU): tests/cuda/bench_gpu.cu c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 $(CUDA_ARCHS) -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -L$(CUDA_HOME)/lib64 -lcurand \
 	    -Xlinker -rpath,'$$ORIGIN/..' -Xlinker -rpath,$(CUDA_HOME)/lib64
 
 .PHONY: bench-gpu
 bench-gpu: $(BENCH_GPU)
-	$(BENCH_GPU)
-	$(PYTHON) bench/bench_gpu_torch.py
+	$(BENCH_GPU) $(BUILD)/bench/gpu.json
+	$(PYTHON) bench/bench_gpu_torch.py $(BUILD)/bench/gpu.json

@@ -4,7 +4,7 @@
 DEMO := $(BUILD)/demo_training_loop
 DEMO_DIR := $(BUILD)/demo
 
-$(DEMO): tools/demo_training_loop.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(DEMO): tools/demo_training_loop.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
 
 .PHONY: demo

@@ -2,7 +2,7 @@
 MPICC ?= mpicc
 MPI_PROGRAM := $(BUILD)/tests/mpi_training
 
-$(MPI_PROGRAM): tests/mpi/mpi_training.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so
+$(MPI_PROGRAM): tests/mpi/mpi_training.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
 	$(MPICC) -std=c99 -O2 -Wall -Wextra -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN/..'
 
