@@ -4,6 +4,7 @@
 // Parameters come by value so loops can keep them in registers.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "det_math.h"
@@ -25,13 +26,34 @@ RNGTRK_HD inline double u01_f64(uint32_t a, uint32_t b) {
     return L == Layout::stateless ? u_mask_f64(a, b) : fold_one(u_curand_f64(a, b));
 }
 
+// u * range + low in one rounding.  PyTorch's CUDA uniform kernel writes
+// `rand * range + from`, which nvcc contracts to a fused multiply-add, so
+// the torch-eager-cuda layout fuses too (measured on an H100 with torch
+// 2.11: docs/cuda.md).  std::fma is correctly rounded on every CPU, with or
+// without an FMA unit, so every path gives the same bits.  The other
+// layouts keep the product and the sum apart.
+RNGTRK_HD inline float fused_scale(float u, float range, float low) {
+#if defined(__CUDA_ARCH__)
+    return __fmaf_rn(u, range, low);
+#else
+    return std::fma(u, range, low);
+#endif
+}
+RNGTRK_HD inline double fused_scale(double u, double range, double low) {
+#if defined(__CUDA_ARCH__)
+    return __fma_rn(u, range, low);
+#else
+    return std::fma(u, range, low);
+#endif
+}
+
 // Uniform f32 in [low, high): stateless masks 24 bits; nvfuser folds 1 to
 // 0; torch-eager-cuda maps a result equal to high to low, as PyTorch does.
 template <Layout L>
 RNGTRK_HD inline float uniform_f32(uint32_t w, float low, float range, float high) {
     if (L == Layout::stateless) return low + u_mask_f32(w) * range;
     if (L == Layout::nvfuser) return low + fold_one(u_curand_f32(w)) * range;
-    const float v = low + u_curand_f32(w) * range;
+    const float v = fused_scale(u_curand_f32(w), range, low);
     return v == high ? low : v;
 }
 
@@ -42,7 +64,7 @@ RNGTRK_HD inline uint16_t uniform_16(uint32_t w, float low, float range, bool ha
     if (L == Layout::stateless) u = half ? u_mask_f16(w) : u_mask_bf16(w);
     else if (L == Layout::nvfuser) u = fold_one(u_curand_f32(w));
     else u = u_curand_f32(w);
-    const float v = low + u * range;
+    const float v = L == Layout::eager_cuda ? fused_scale(u, range, low) : low + u * range;
     const uint16_t h = half ? det::to_f16_bits(v) : det::to_bf16_bits(v);
     return L == Layout::eager_cuda && h == high16 ? low16 : h;
 }
@@ -51,7 +73,7 @@ template <Layout L>
 RNGTRK_HD inline double uniform_f64(uint32_t a, uint32_t b, double low, double range, double high) {
     if (L == Layout::stateless) return low + u_mask_f64(a, b) * range;
     if (L == Layout::nvfuser) return low + fold_one(u_curand_f64(a, b)) * range;
-    const double v = low + u_curand_f64(a, b) * range;
+    const double v = fused_scale(u_curand_f64(a, b), range, low);
     return v == high ? low : v;
 }
 

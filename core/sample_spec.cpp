@@ -51,6 +51,16 @@ void check_kinds(int layout, int dist, int dtype, bool for_dropout) {
 
 uint16_t to_16(DType dtype, float v) { return dtype == DType::f16 ? det::to_f16_bits(v) : det::to_bf16_bits(v); }
 
+// The float value of f16 or bf16 bits (exact).
+float from_16(DType dtype, uint16_t h) {
+    if (dtype == DType::bf16) return det::from_bits32(uint32_t{h} << 16);
+    const int exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
+    const float sign = h & 0x8000 ? -1.0f : 1.0f;
+    if (exponent == 0x1F) return mantissa ? NAN : sign * INFINITY;
+    if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), -24);
+    return sign * std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
+}
+
 }  // namespace
 
 size_t element_bytes(DType dtype) {
@@ -133,6 +143,16 @@ SampleSpec checked_spec(const rngtrk_sample_spec *c, bool for_dropout) {
         if (spec.dtype == DType::f16 || spec.dtype == DType::bf16) {
             spec.low16 = to_16(spec.dtype, spec.low32);
             spec.high16 = to_16(spec.dtype, spec.high32);
+            if (spec.layout == Layout::eager_cuda) {
+                // PyTorch holds from and to in the tensor's dtype and takes
+                // the range as (to - from) rounded to that dtype too.
+                const float low = from_16(spec.dtype, spec.low16), high = from_16(spec.dtype, spec.high16);
+                const float range = from_16(spec.dtype, to_16(spec.dtype, high - low));
+                if (!std::isfinite(low) || !std::isfinite(high) || !std::isfinite(range))
+                    fail(RNGTRK_E_INVALID_ARGUMENT, std::string("low, high or high - low overflows ") +
+                                                        (spec.dtype == DType::f16 ? "f16" : "bf16"));
+                spec.low32 = low, spec.high32 = high, spec.range32 = range;
+            }
         }
     } else if (spec.dist == Dist::normal) {
         if (!(b >= 0)) fail(RNGTRK_E_INVALID_ARGUMENT, "normal needs std >= 0");

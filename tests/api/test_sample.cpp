@@ -148,8 +148,10 @@ uint64_t reference_bits(const rngtrk_sample_spec &s, uint64_t seed, uint64_t off
             const float low = static_cast<float>(s.param_a), high = static_cast<float>(s.param_b);
             float u = curand ? curand_u(w.w[c]) : static_cast<float>(w.w[c] & 0xFFFFFF) / 16777216.0f;
             if (s.layout == RNGTRK_LAYOUT_NVFUSER && u == 1.0f) u = 0.0f;
+            // torch-eager-cuda rounds once (PyTorch's kernel is contracted
+            // to a fused multiply-add); the others round the product first.
             volatile float prod = u * (high - low);  // volatile: no fused multiply-add
-            float v = low + prod;
+            float v = s.layout == RNGTRK_LAYOUT_TORCH_EAGER_CUDA ? std::fma(u, high - low, low) : low + prod;
             if (s.layout == RNGTRK_LAYOUT_TORCH_EAGER_CUDA && v == high) v = low;
             uint32_t b;
             std::memcpy(&b, &v, 4);
@@ -162,7 +164,8 @@ uint64_t reference_bits(const rngtrk_sample_spec &s, uint64_t seed, uint64_t off
             else u = static_cast<double>(uint64_t{a} ^ (uint64_t{b2} << 21)) * 0x1p-53 + 0x1p-54;
             if (s.layout == RNGTRK_LAYOUT_NVFUSER && u == 1.0) u = 0.0;
             volatile double prod = u * (s.param_b - s.param_a);
-            double v = s.param_a + prod;
+            double v = s.layout == RNGTRK_LAYOUT_TORCH_EAGER_CUDA ? std::fma(u, s.param_b - s.param_a, s.param_a)
+                                                                 : s.param_a + prod;
             if (s.layout == RNGTRK_LAYOUT_TORCH_EAGER_CUDA && v == s.param_b) v = s.param_a;
             uint64_t bits;
             std::memcpy(&bits, &v, 8);

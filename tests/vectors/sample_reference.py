@@ -8,6 +8,7 @@ so the double rounding is innocuous).  Half-precision conversion uses
 struct's 'e' format (IEEE binary16, round to nearest even).
 """
 import struct
+from fractions import Fraction
 
 M32 = (1 << 32) - 1
 M64 = (1 << 64) - 1
@@ -149,6 +150,36 @@ def bf16_bits(x):
     return ((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF
 
 
+def f16_value(h):
+    return struct.unpack("<e", struct.pack("<H", h))[0]
+
+
+def bf16_value(h):
+    return F32.from_bits(h << 16)
+
+
+# --- one-rounding multiply-add (torch-eager-cuda's uniform) -------------------
+
+def fma_f64(a, b, c):
+    """a * b + c rounded once to double (int / int is correctly rounded)."""
+    return float(Fraction(a) * Fraction(b) + Fraction(c))
+
+
+def fma_f32(a, b, c):
+    """a * b + c rounded once to float, to nearest, ties to even."""
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    near = F32.bits(F32.r(float(exact)))  # within one float of the answer
+    best = None
+    for bits in (near - 1, near, near + 1):
+        v = F32.from_bits(bits)
+        if v != v or v in (float("inf"), float("-inf")):
+            continue
+        d = abs(Fraction(v) - exact)
+        if best is None or d < best[0] or (d == best[0] and bits % 2 == 0):
+            best = (d, bits, v)
+    return best[2]
+
+
 # --- uniforms of words ------------------------------------------------------
 
 def u_curand_f32(w):
@@ -243,12 +274,17 @@ def element_bits(spec, seed, offset, g, numel):
         elif L == "nvfuser":
             v = low + u01_f64(L, a, b) * rng
         else:
-            v = low + u_curand_f64(a, b) * rng
+            v = fma_f64(u_curand_f64(a, b), rng, low)
             v = low if v == high else v
         return F64.bits(v)
     r = F32.r
     low, high = r(spec.a), r(spec.b)
     rng = r(high - low)
+    if L == "torch-eager-cuda" and dt != "f32":
+        # PyTorch holds from and to in the dtype, and (to - from) rounded to it.
+        to16, value16 = (f16_bits, f16_value) if dt == "f16" else (bf16_bits, bf16_value)
+        low, high = value16(to16(low)), value16(to16(high))
+        rng = value16(to16(r(high - low)))
     word = w[c]
     if L == "stateless":
         bits_kept = {"f32": 24, "f16": 11, "bf16": 8}[dt]
@@ -257,7 +293,7 @@ def element_bits(spec, seed, offset, g, numel):
         u = u01_f32(L, word)
     else:
         u = u_curand_f32(word)
-    v = r(low + r(u * rng))
+    v = fma_f32(u, rng, low) if L == "torch-eager-cuda" else r(low + r(u * rng))
     if dt == "f32":
         if L == "torch-eager-cuda" and v == high:
             v = low
