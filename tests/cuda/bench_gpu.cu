@@ -1,72 +1,161 @@
-// make bench-gpu: device GB/s of rngtrk_cuda_sample (u32, uniform f32, normal
-// f32, bernoulli mask) next to cuRAND's Philox generator
-// (curandGenerateUniform) and the device's copy bandwidth, measured in the
-// same run.  Not a test.  Prints why and exits 1 without a GPU.
+// make bench-gpu: device GB/s of rngtrk's CUDA sampling next to references
+// measured in the same run: the device's write-only rate (cudaMemset), its
+// copy rate, and cuRAND's Philox generator (curandGenerateUniform).  Every
+// figure is the median of kRepeats event-timed launches after a warm-up.
+// Not a test.  Prints why and exits 1 without a GPU.
+//
+//   bench_gpu [JSON_OUT] [CASE]     CASE: run only that case (for ncu)
+//
+// bench/bench_gpu_torch.py reads JSON_OUT and adds torch.rand, measured
+// in the same `make bench-gpu`.
 #include <cuda_runtime.h>
 #include <curand.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
 
 #include "rngtrk.h"
 
 namespace {
 
-constexpr size_t kElements = size_t{1} << 26;  // 256 MiB of 32-bit values
-constexpr int kRepeats = 20;
+constexpr size_t kElements = size_t{1} << 26;  // 256 MiB of 32-bit values, far beyond L2
+constexpr int kRepeats = 30;
 
-template <class F>
-double best_seconds(F launch) {
-    cudaEvent_t a, b;
-    cudaEventCreate(&a), cudaEventCreate(&b);
-    launch();  // warm up
-    double best = 1e30;
-    for (int r = 0; r < kRepeats; ++r) {
-        cudaEventRecord(a);
-        launch();
-        cudaEventRecord(b);
-        cudaEventSynchronize(b);
-        float ms = 0;
-        cudaEventElapsedTime(&ms, a, b);
-        if (ms / 1e3 < best) best = ms / 1e3;
+void check(cudaError_t err, const char *what) {
+    if (err != cudaSuccess) {
+        std::fprintf(stderr, "bench-gpu: %s: %s\n", what, cudaGetErrorString(err));
+        std::exit(1);
     }
-    cudaEventDestroy(a), cudaEventDestroy(b);
-    return best;
 }
+
+void check(rngtrk_status st, const char *what) {
+    if (st != RNGTRK_OK) {
+        std::fprintf(stderr, "bench-gpu: %s: %s\n", what, rngtrk_last_error());
+        std::exit(1);
+    }
+}
+
+// Median seconds of one launch of `launch`.
+template <class F>
+double median_seconds(F launch) {
+    cudaEvent_t a, b;
+    check(cudaEventCreate(&a), "event"), check(cudaEventCreate(&b), "event");
+    launch();  // warm-up: module load, occupancy query
+    check(cudaDeviceSynchronize(), "warm-up");
+    std::vector<double> t;
+    for (int r = 0; r < kRepeats; ++r) {
+        check(cudaEventRecord(a), "record");
+        launch();
+        check(cudaEventRecord(b), "record");
+        check(cudaEventSynchronize(b), "sync");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, a, b), "elapsed");
+        t.push_back(ms / 1e3);
+    }
+    check(cudaGetLastError(), "launch");
+    cudaEventDestroy(a), cudaEventDestroy(b);
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+struct Case {
+    const char *name;
+    rngtrk_layout layout;
+    rngtrk_distribution dist;
+    rngtrk_dtype dtype;
+    bool dropout;
+    double bytes_per_element;  // moved through memory: written (+ read, for dropout)
+};
 
 }  // namespace
 
-int main() {
+int main(int argc, char **argv) {
+    const char *json_path = argc > 1 && argv[1][0] != 0 ? argv[1] : nullptr;
+    const char *only = argc > 2 ? argv[2] : nullptr;
     if (rngtrk_cuda_available() != RNGTRK_OK) {
         std::printf("bench-gpu: %s\n", rngtrk_last_error());
         return 1;
     }
     cudaDeviceProp prop;
-    cudaGetDeviceProperties(&prop, 0);
+    check(cudaGetDeviceProperties(&prop, 0), "properties");
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver), cudaRuntimeGetVersion(&runtime);
     void *a = nullptr, *b = nullptr;
-    cudaMalloc(&a, kElements * 4), cudaMalloc(&b, kElements * 4);
-    const double bytes = kElements * 4.0;
-    // Copy bandwidth: a device-to-device copy reads and writes `bytes`.
-    const double copy_s = best_seconds([&] { cudaMemcpy(b, a, kElements * 4, cudaMemcpyDeviceToDevice); });
-    const double write_bw = bytes / copy_s;  // the write rate a copy sustains
+    check(cudaMalloc(&a, kElements * 8), "malloc"), check(cudaMalloc(&b, kElements * 8), "malloc");
+    check(cudaMemset(b, 0x3c, kElements * 8), "memset");  // dropout's input: finite floats, not zeros
+    const double mib256 = kElements * 4.0;
+
+    // References, in this run.
+    const double memset_s = median_seconds([&] { cudaMemsetAsync(a, 0x5a, kElements * 4); });
+    const double copy_s = median_seconds([&] { cudaMemcpyAsync(b, a, kElements * 4, cudaMemcpyDeviceToDevice); });
     curandGenerator_t gen;
-    curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10);
+    if (curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10) != CURAND_STATUS_SUCCESS) {
+        std::fprintf(stderr, "bench-gpu: curandCreateGenerator failed\n");
+        return 1;
+    }
     curandSetPseudoRandomGeneratorSeed(gen, 1234);
-    const double curand_s = best_seconds([&] { curandGenerateUniform(gen, static_cast<float *>(a), kElements); });
-    std::printf("device %s (%d SMs); copy: %.0f GB/s written; curandGenerateUniform (Philox): %.0f GB/s\n", prop.name,
-                prop.multiProcessorCount, write_bw / 1e9, bytes / curand_s / 1e9);
-    const struct { const char *name; rngtrk_distribution d; rngtrk_dtype t; double width; } cases[] = {
-        {"u32_stateless", RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32, 4},
-        {"uniform_f32_stateless", RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, 4},
-        {"normal_f32_stateless", RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, 4},
-        {"bernoulli_mask_u8_stateless", RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, 1}};
-    for (const auto &c : cases) {
+    const double curand_s = median_seconds([&] { curandGenerateUniform(gen, static_cast<float *>(a), kElements); });
+    const double write_gbs = mib256 / memset_s / 1e9, copy_gbs = 2 * mib256 / copy_s / 1e9;
+    const double curand_gbs = mib256 / curand_s / 1e9;
+    std::printf("device %s, %d SMs, driver %d, runtime %d; %zu elements per case, median of %d\n", prop.name,
+                prop.multiProcessorCount, driver, runtime, kElements, kRepeats);
+    std::printf("reference write-only (cudaMemset)   %6.0f GB/s\n", write_gbs);
+    std::printf("reference copy (read + write)       %6.0f GB/s\n", copy_gbs);
+    std::printf("reference curandGenerateUniform f32 %6.0f GB/s  (%3.0f%% of write-only)\n", curand_gbs,
+                100 * curand_gbs / write_gbs);
+
+    const Case cases[] = {
+        {"u32_stateless", RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32, false, 4},
+        {"uniform_f32_stateless", RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, false, 4},
+        {"uniform_f32_nvfuser", RNGTRK_LAYOUT_NVFUSER, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, false, 4},
+        {"uniform_f32_torch_eager_cuda", RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, false,
+         4},
+        {"uniform_bf16_stateless", RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_BF16, false, 2},
+        {"normal_f32_stateless", RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, false, 4},
+        {"bernoulli_mask_u8_stateless", RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, false, 1},
+        {"dropout_f32_stateless", RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_F32, true, 8},
+        {"dropout_f32_torch_eager_cuda", RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_F32, true,
+         8},
+    };
+    std::string json = "{\"device\": \"" + std::string(prop.name) + "\", \"sm_count\": " +
+                       std::to_string(prop.multiProcessorCount) + ", \"elements\": " + std::to_string(kElements) +
+                       ", \"write_gbs\": " + std::to_string(write_gbs) + ", \"copy_gbs\": " + std::to_string(copy_gbs) +
+                       ", \"curand_uniform_gbs\": " + std::to_string(curand_gbs) + ", \"cases\": {";
+    bool first_case = true;
+    for (const Case &c : cases) {
+        if (only != nullptr && std::strcmp(only, c.name) != 0) continue;
         rngtrk_sample_spec s;
-        rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, c.d, c.t);
+        check(rngtrk_sample_spec_init(&s, c.layout, c.dist, c.dropout ? RNGTRK_DTYPE_U8 : c.dtype), "spec");
+        if (c.dropout) s.dtype = RNGTRK_DTYPE_F32, s.param_a = 0.9;
+        s.sm_count = static_cast<uint32_t>(prop.multiProcessorCount);
+        s.max_threads_per_sm = static_cast<uint32_t>(prop.maxThreadsPerMultiProcessor);
         const rngtrk_philox_state st{1234, 0};
-        const double sec = best_seconds([&] { rngtrk_cuda_sample(&st, &s, 0, kElements, a, kElements * 4, nullptr); });
-        const double gbs = kElements * c.width / sec;
-        std::printf("bench-gpu %s %.0f GB/s vs curand_uniform %.0f GB/s ratio %.2f; %.0f%% of copy write bandwidth\n",
-                    c.name, gbs / 1e9, bytes / curand_s / 1e9, gbs / (bytes / curand_s), 100 * gbs / write_bw);
+        const double sec = median_seconds([&] {
+            if (c.dropout)
+                check(rngtrk_cuda_dropout_f32(&st, &s, 0, kElements, static_cast<const float *>(b),
+                                              static_cast<float *>(a), nullptr), "dropout");
+            else
+                check(rngtrk_cuda_sample(&st, &s, 0, kElements, a, kElements * 8, nullptr), "sample");
+        });
+        const double gbs = kElements * c.bytes_per_element / sec / 1e9;
+        const double of_reference = c.dropout ? gbs / copy_gbs : gbs / write_gbs;
+        std::printf("bench-gpu %-30s %6.0f GB/s  %3.0f%% of %-10s  %5.2fx curand  (%.1f us)\n", c.name, gbs,
+                    100 * of_reference, c.dropout ? "copy" : "write-only", gbs / curand_gbs, sec * 1e6);
+        json += std::string(first_case ? "" : ", ") + "\"" + c.name + "\": {\"gbs\": " + std::to_string(gbs) +
+                ", \"seconds\": " + std::to_string(sec) + "}";
+        first_case = false;
+    }
+    json += "}}\n";
+    if (json_path != nullptr) {
+        FILE *f = std::fopen(json_path, "w");
+        if (f == nullptr || std::fputs(json.c_str(), f) < 0 || std::fclose(f) != 0) {
+            std::fprintf(stderr, "bench-gpu: cannot write %s\n", json_path);
+            return 1;
+        }
     }
     curandDestroyGenerator(gen);
     cudaFree(a), cudaFree(b);

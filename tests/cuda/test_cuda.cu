@@ -41,101 +41,197 @@ struct Device {
     void *p = nullptr;
     explicit Device(size_t n) { EXPECT_EQ(cudaSuccess, cudaMalloc(&p, n ? n : 1)); }
     ~Device() { cudaFree(p); }
+    unsigned char *bytes() const { return static_cast<unsigned char *>(p); }
 };
 
-std::vector<uint8_t> to_host(const Device &d, size_t n) {
+std::vector<uint8_t> to_host(const void *d, size_t n) {
     std::vector<uint8_t> h(n);
-    EXPECT_EQ(cudaSuccess, cudaMemcpy(h.data(), d.p, n, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(cudaSuccess, cudaMemcpy(h.data(), d, n, cudaMemcpyDeviceToHost));
     return h;
 }
+std::vector<uint8_t> to_host(const Device &d, size_t n) { return to_host(d.p, n); }
+
+struct KindCase {
+    rngtrk_distribution d;
+    rngtrk_dtype t;
+};
+const KindCase kKinds[] = {
+    {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32},     {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U64},
+    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32},  {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F64},
+    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16},  {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_BF16},
+    {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32},   {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64},
+    {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8}};
+const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA};
+
+rngtrk_sample_spec spec_for(rngtrk_layout layout, KindCase k) {
+    rngtrk_sample_spec s;
+    EXPECT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&s, layout, k.d, k.t));
+    if (k.d == RNGTRK_DIST_UNIFORM) s.param_a = -1.5, s.param_b = 2.25;
+    if (k.d == RNGTRK_DIST_NORMAL) s.param_a = 0.5, s.param_b = 2.0;
+    if (k.d == RNGTRK_DIST_BERNOULLI) s.param_a = 0.7;
+    return s;
+}
+
+constexpr size_t kGuard = 256;
+constexpr unsigned char kPoison = 0xA5;
+
+// Poisoned device memory with guard bytes around an output placed `shift`
+// bytes past an aligned address; checks the output and that nothing else
+// was written.
+struct GuardedDevice {
+    Device d;
+    size_t n, shift;
+    GuardedDevice(size_t bytes, size_t shift_bytes) : d(bytes + 2 * kGuard + 16), n(bytes), shift(shift_bytes) {
+        EXPECT_EQ(cudaSuccess, cudaMemset(d.p, kPoison, bytes + 2 * kGuard + 16));
+    }
+    void *out() const { return d.bytes() + kGuard + shift; }
+    ::testing::AssertionResult holds(const std::vector<uint8_t> &want) const {
+        const std::vector<uint8_t> all = to_host(d, n + 2 * kGuard + 16);
+        for (size_t i = 0; i < all.size(); ++i) {
+            const bool inside = i >= kGuard + shift && i < kGuard + shift + n;
+            const uint8_t expected = inside ? want[i - kGuard - shift] : kPoison;
+            if (all[i] != expected)
+                return ::testing::AssertionFailure() << (inside ? "element byte " : "guard byte ")
+                                                     << (inside ? i - kGuard - shift : i) << " differs";
+        }
+        return ::testing::AssertionSuccess();
+    }
+};
 
 }  // namespace
 
 TEST(Cuda, EveryLayoutDistributionAndDtypeEqualsTheCpu) {
     REQUIRE_GPU();
-    const struct { rngtrk_distribution d; rngtrk_dtype t; } kinds[] = {
-        {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32}, {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U64},
-        {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32}, {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F64},
-        {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16}, {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_BF16},
-        {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32}, {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64},
-        {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8}};
     std::mt19937_64 rng(1);
-    for (rngtrk_layout layout : {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA}) {
-        for (auto k : kinds) {
-            for (int trial = 0; trial < 4; ++trial) {
-                rngtrk_sample_spec s;
-                ASSERT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&s, layout, k.d, k.t));
-                if (k.d == RNGTRK_DIST_UNIFORM) s.param_a = -1.5, s.param_b = 2.25;
-                const uint64_t first = rng() % 5000, count = 1 + rng() % (trial == 3 ? 3000000 : 20000);
+    for (rngtrk_layout layout : kLayouts) {
+        for (KindCase k : kKinds) {
+            for (int trial = 0; trial < 5; ++trial) {
+                rngtrk_sample_spec s = spec_for(layout, k);
+                uint64_t first = rng() % 5000, count = 1 + rng() % 20000;
+                if (trial == 3) first = 1 + 2 * (rng() % 2000), count = 3000001;  // odd, 3e6, unaligned first
+                if (trial == 4) first = 3, count = 2;                               // inside one block
                 s.numel = first + count + rng() % 1000;
                 const rngtrk_philox_state st{rng(), 4 * (rng() % 1000)};
                 const size_t n = count * width(k.t);
                 std::vector<uint8_t> cpu(n);
                 ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&st, &s, first, count, cpu.data(), n));
-                Device d(n);
-                ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_sample(&st, &s, first, count, d.p, n, nullptr)) << rngtrk_last_error();
-                ASSERT_EQ(cpu, to_host(d, n)) << "layout " << layout << " dist " << k.d << " dtype " << k.t;
+                // Aligned (vector stores) and one element off (scalar stores).
+                for (size_t shift : {size_t{0}, width(k.t)}) {
+                    GuardedDevice d(n, shift);
+                    ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_sample(&st, &s, first, count, d.out(), n, nullptr))
+                        << rngtrk_last_error();
+                    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+                    ASSERT_TRUE(d.holds(cpu)) << "layout " << layout << " dist " << k.d << " dtype " << k.t
+                                              << " first " << first << " count " << count << " shift " << shift;
+                }
             }
         }
     }
 }
 
-TEST(Cuda, SlicesAndDropoutEqualTheCpu) {
+TEST(Cuda, SlicesOfEveryKindEqualTheCpu) {
     REQUIRE_GPU();
-    for (rngtrk_layout layout : {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA}) {
-        rngtrk_sample_spec s;
-        ASSERT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&s, layout, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32));
-        const uint64_t g[3] = {17, 33, 65}, st0[3] = {3, 5, 7}, l[3] = {11, 20, 50};
-        const rngtrk_philox_state st{77, 8};
-        std::vector<uint8_t> cpu(11 * 20 * 50 * 4);
-        ASSERT_EQ(RNGTRK_OK, rngtrk_sample_slice(&st, &s, 3, g, st0, l, cpu.data(), cpu.size()));
-        Device d(cpu.size());
-        ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_sample_slice(&st, &s, 3, g, st0, l, d.p, cpu.size(), nullptr));
-        EXPECT_EQ(cpu, to_host(d, cpu.size()));
-        rngtrk_sample_spec drop;
-        ASSERT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&drop, layout, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
-        drop.dtype = RNGTRK_DTYPE_F32, drop.param_a = 0.8, drop.numel = 100000;
-        std::vector<float> in(90000), out(90000);
-        for (size_t i = 0; i < in.size(); ++i) in[i] = 0.01f * i;
-        ASSERT_EQ(RNGTRK_OK, rngtrk_dropout_f32(&st, &drop, 9, in.size(), in.data(), out.data()));
-        Device din(in.size() * 4), dout(in.size() * 4);
-        cudaMemcpy(din.p, in.data(), in.size() * 4, cudaMemcpyHostToDevice);
-        ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_dropout_f32(&st, &drop, 9, in.size(), static_cast<float *>(din.p),
-                                                     static_cast<float *>(dout.p), nullptr));
-        std::vector<uint8_t> want(in.size() * 4);
-        std::memcpy(want.data(), out.data(), want.size());
-        EXPECT_EQ(want, to_host(dout, want.size()));
+    std::mt19937_64 rng(5);
+    for (rngtrk_layout layout : kLayouts) {
+        for (KindCase k : kKinds) {
+            rngtrk_sample_spec s = spec_for(layout, k);
+            const uint64_t g[3] = {17, 33, 65}, st0[3] = {3, 5, 7}, l[3] = {11, 20, 50};
+            const rngtrk_philox_state st{rng(), 8};
+            const size_t n = 11 * 20 * 50 * width(k.t);
+            std::vector<uint8_t> cpu(n);
+            ASSERT_EQ(RNGTRK_OK, rngtrk_sample_slice(&st, &s, 3, g, st0, l, cpu.data(), n));
+            GuardedDevice d(n, 0);
+            ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_sample_slice(&st, &s, 3, g, st0, l, d.out(), n, nullptr));
+            EXPECT_TRUE(d.holds(cpu)) << "layout " << layout << " dist " << k.d << " dtype " << k.t;
+        }
     }
 }
 
+TEST(Cuda, DropoutEqualsTheCpuAlignedOrNot) {
+    REQUIRE_GPU();
+    for (rngtrk_layout layout : kLayouts) {
+        rngtrk_sample_spec drop;
+        ASSERT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&drop, layout, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
+        drop.dtype = RNGTRK_DTYPE_F32, drop.param_a = 0.8, drop.numel = 1000000;
+        const rngtrk_philox_state st{77, 8};
+        const uint64_t first = 9, count = 900001;
+        std::vector<float> in(count), out(count);
+        for (size_t i = 0; i < in.size(); ++i) in[i] = 0.01f * static_cast<float>(i % 1000) - 3.0f;
+        ASSERT_EQ(RNGTRK_OK, rngtrk_dropout_f32(&st, &drop, first, count, in.data(), out.data()));
+        std::vector<uint8_t> want(count * 4);
+        std::memcpy(want.data(), out.data(), want.size());
+        for (size_t shift : {size_t{0}, size_t{4}}) {
+            Device din(count * 4 + 16);
+            float *in_at = reinterpret_cast<float *>(din.bytes() + shift);
+            ASSERT_EQ(cudaSuccess, cudaMemcpy(in_at, in.data(), count * 4, cudaMemcpyHostToDevice));
+            GuardedDevice d(count * 4, shift);
+            ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_dropout_f32(&st, &drop, first, count, in_at,
+                                                         static_cast<float *>(d.out()), nullptr));
+            EXPECT_TRUE(d.holds(want)) << "layout " << layout << " shift " << shift;
+        }
+    }
+}
+
+// A captured graph of (graph-safe sample, graph-safe advance) on a stream
+// of its own, replayed three times, draws at o, o + inc, o + 2 inc: for
+// every layout, on a tensor that needs several grid-stride rounds.
 TEST(Cuda, ACapturedGraphDrawsFreshNumbersOnEveryReplay) {
     REQUIRE_GPU();
-    rngtrk_sample_spec s;
-    ASSERT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
-    const uint64_t count = 100003, increment = 4 * ((count + 3) / 4);
-    const uint64_t host_state[2] = {2024, 40};
-    Device state(16), out(count * 4);
-    cudaMemcpy(state.p, host_state, 16, cudaMemcpyHostToDevice);
-    cudaStream_t stream;
-    ASSERT_EQ(cudaSuccess, cudaStreamCreate(&stream));
-    cudaGraph_t graph;
-    ASSERT_EQ(cudaSuccess, cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-    ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_sample_graphsafe(static_cast<uint64_t *>(state.p), &s, 0, count, out.p,
-                                                      count * 4, stream));
-    ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_advance_graphsafe(static_cast<uint64_t *>(state.p), count, stream));
-    ASSERT_EQ(cudaSuccess, cudaStreamEndCapture(stream, &graph));
-    cudaGraphExec_t exec;
-    ASSERT_EQ(cudaSuccess, cudaGraphInstantiate(&exec, graph, 0));
-    for (uint64_t replay = 0; replay < 3; ++replay) {
-        ASSERT_EQ(cudaSuccess, cudaGraphLaunch(exec, stream));
-        ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
-        const rngtrk_philox_state st{2024, 40 + replay * increment};
-        std::vector<uint8_t> cpu(count * 4);
-        ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&st, &s, 0, count, cpu.data(), cpu.size()));
-        EXPECT_EQ(cpu, to_host(out, cpu.size())) << "replay " << replay;
+    for (rngtrk_layout layout : kLayouts) {
+        rngtrk_sample_spec s = spec_for(layout, {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32});
+        const uint64_t count = 3000017;
+        s.numel = count;
+        uint64_t increment = 0;
+        ASSERT_EQ(RNGTRK_OK, rngtrk_sample_offset_increment(&s, count, &increment));
+        const uint64_t host_state[2] = {2024, 40};
+        Device state(16), out(count * 4);
+        ASSERT_EQ(cudaSuccess, cudaMemcpy(state.p, host_state, 16, cudaMemcpyHostToDevice));
+        cudaStream_t stream;
+        ASSERT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+        cudaGraph_t graph;
+        ASSERT_EQ(cudaSuccess, cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+        ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_sample_graphsafe(static_cast<uint64_t *>(state.p), &s, 0, count, out.p,
+                                                          count * 4, stream))
+            << rngtrk_last_error();
+        ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_advance_graphsafe(static_cast<uint64_t *>(state.p), increment, stream));
+        ASSERT_EQ(cudaSuccess, cudaStreamEndCapture(stream, &graph));
+        cudaGraphExec_t exec;
+        ASSERT_EQ(cudaSuccess, cudaGraphInstantiate(&exec, graph, 0));
+        for (uint64_t replay = 0; replay < 3; ++replay) {
+            ASSERT_EQ(cudaSuccess, cudaGraphLaunch(exec, stream));
+            ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
+            const rngtrk_philox_state st{2024, 40 + replay * increment};
+            std::vector<uint8_t> cpu(count * 4);
+            ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&st, &s, 0, count, cpu.data(), cpu.size()));
+            EXPECT_EQ(cpu, to_host(out, cpu.size())) << "layout " << layout << " replay " << replay;
+        }
+        uint64_t after[2];
+        ASSERT_EQ(cudaSuccess, cudaMemcpy(after, state.p, 16, cudaMemcpyDeviceToHost));
+        EXPECT_EQ(2024u, after[0]);
+        EXPECT_EQ(40 + 3 * increment, after[1]);
+        cudaGraphExecDestroy(exec);
+        cudaGraphDestroy(graph);
+        cudaStreamDestroy(stream);
     }
-    cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
+}
+
+// Launches go to the caller's stream: on a non-blocking stream (which does
+// not synchronise with the legacy default stream) the result is complete
+// once that stream is synchronised.
+TEST(Cuda, LaunchesRunOnTheCallersStream) {
+    REQUIRE_GPU();
+    rngtrk_sample_spec s = spec_for(RNGTRK_LAYOUT_STATELESS, {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32});
+    const uint64_t count = 1 << 20;
+    const rngtrk_philox_state st{99, 4000};
+    cudaStream_t stream;
+    ASSERT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    Device out(count * 4);
+    ASSERT_EQ(cudaSuccess, cudaMemset(out.p, 0, count * 4));
+    ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_sample(&st, &s, 0, count, out.p, count * 4, stream));
+    ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(stream));
+    std::vector<uint8_t> cpu(count * 4);
+    ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&st, &s, 0, count, cpu.data(), cpu.size()));
+    EXPECT_EQ(cpu, to_host(out, cpu.size()));
     cudaStreamDestroy(stream);
 }
 

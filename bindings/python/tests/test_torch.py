@@ -1,37 +1,97 @@
 """rngtrk.torch and the torch-eager-cuda layout against real PyTorch on a
-GPU.  They run where torch and a CUDA device are present (the device
-machines) and skip, saying so, elsewhere."""
+GPU: torch.rand and Tensor.uniform_ after torch.manual_seed equal the
+layout's values computed on the CPU, the 16-byte CUDA generator state is
+rngtrk's state codec, and the tracker forks around a real dropout.  They run
+where torch and a CUDA device are present (the GPU machines) and skip,
+saying so, elsewhere."""
+import random
+
+import numpy
 import pytest
 
 import rngtrk
 
-torch = pytest.importorskip("torch", reason="PyTorch is not installed here (no PyPI): rngtrk.torch not exercised")
+torch = pytest.importorskip("torch", reason="PyTorch is not installed here: torch interop not exercised")
 if not torch.cuda.is_available():
-    pytest.skip("no CUDA device: torch interop not exercised", allow_module_level=True)
+    pytest.skip("no CUDA device: torch's CUDA generator not exercised", allow_module_level=True)
+
+DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16"}
 
 
 def _state():
     return rngtrk.PhiloxState.from_bytes(torch.cuda.get_rng_state().numpy())
 
 
-@pytest.mark.parametrize("dtype, name", [(torch.float32, "f32"), (torch.float64, "f64")])
-@pytest.mark.parametrize("seed, n", [(0, 8), (1234, 5_000_000), (2**40 + 7, 70_000_001)])
-def test_torch_rand_is_the_eager_layout(dtype, name, seed, n):
-    torch.cuda.manual_seed(seed)
+def _device_geometry():
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    return dict(sm_count=props.multi_processor_count, max_threads_per_sm=props.max_threads_per_multi_processor)
+
+
+def _as_numpy_bits(tensor):
+    """The tensor's bytes, as numpy can hold them (bf16 as its uint16 bits)."""
+    t = tensor.cpu()
+    if t.dtype == torch.bfloat16:
+        t = t.view(torch.int16)
+    return t.numpy().tobytes()
+
+
+def _mismatch_report(got, want, itemsize):
+    kind = {1: numpy.uint8, 2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}[itemsize]
+    a, b = numpy.frombuffer(got, kind), numpy.frombuffer(want, kind)
+    bad = numpy.flatnonzero(a != b)
+    return (f"{bad.size} of {a.size} elements differ, first at {bad[:5].tolist()}: "
+            f"torch {a[bad[:5]].tolist()} rngtrk {b[bad[:5]].tolist()} (bits)")
+
+
+# Sizes through several grid-stride waves: an H100 runs 132 * 2048 threads,
+# 4 (f32) or 2 (f64) elements each per wave.
+RANDOM = random.Random(20261122)
+SIZES = [1, 8, 1023, 5_000_000, 70_000_001] + [RANDOM.randrange(1, 12_000_000) for _ in range(3)]
+SEEDS = [0, 1234, 2**40 + 7, 2**64 - 1] + [RANDOM.getrandbits(64) for _ in range(4)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("seed, n", list(zip(SEEDS, SIZES)))
+def test_torch_rand_after_manual_seed_is_the_eager_layout(dtype, seed, n):
+    torch.manual_seed(seed)
     torch.rand(13, device="cuda")  # a first op moves the offset
     before = _state()
-    got = torch.rand(n, device="cuda", dtype=dtype).cpu().numpy()
-    props = torch.cuda.get_device_properties(0)
-    params = dict(layout="torch-eager-cuda", dtype=name, sm_count=props.multi_processor_count,
-                  max_threads_per_sm=props.max_threads_per_multi_processor)
+    got = torch.rand(n, device="cuda", dtype=dtype)
+    params = dict(layout="torch-eager-cuda", dtype=DTYPES[dtype], **_device_geometry())
     want = rngtrk.sample(before, n, **params)
-    assert got.tobytes() == want.tobytes()
+    assert _as_numpy_bits(got) == want.tobytes(), _mismatch_report(_as_numpy_bits(got), want.tobytes(),
+                                                                    want.itemsize)
+    assert _state() == rngtrk.PhiloxState(before.seed, before.offset + rngtrk.offset_increment(n, **params))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("low, high", [(0.0, 1.0), (-1.5, 2.25), (3.0, 3.5), (-1e3, 6e4), (0.1, 0.7)])
+def test_tensor_uniform_is_the_eager_layout(dtype, low, high):
+    seed = random.Random(f"{dtype} {low} {high}").getrandbits(63)
+    n = 3_000_017
+    torch.manual_seed(seed)
+    before = _state()
+    got = torch.empty(n, device="cuda", dtype=dtype).uniform_(low, high)
+    params = dict(layout="torch-eager-cuda", dtype=DTYPES[dtype], low=low, high=high, **_device_geometry())
+    want = rngtrk.sample(before, n, **params)
+    assert _as_numpy_bits(got) == want.tobytes(), _mismatch_report(_as_numpy_bits(got), want.tobytes(),
+                                                                    want.itemsize)
     assert _state().offset == before.offset + rngtrk.offset_increment(n, **params)
 
 
-def test_state_bytes_after_manual_seed():
-    torch.cuda.manual_seed(4242)
-    assert _state() == rngtrk.PhiloxState(4242, 0)
+def test_the_cuda_generator_state_is_rngtrks_16_bytes():
+    for seed in (0, 4242, 2**63 + 5):
+        torch.manual_seed(seed)
+        assert bytes(torch.cuda.get_rng_state().numpy()) == rngtrk.PhiloxState(seed, 0).to_bytes()
+        torch.rand(1_000_003, device="cuda")
+        offset = rngtrk.offset_increment(1_000_003, layout="torch-eager-cuda", **_device_geometry())
+        assert bytes(torch.cuda.get_rng_state().numpy()) == rngtrk.PhiloxState(seed, offset).to_bytes()
+    # And back: a state rngtrk writes is one torch runs from.
+    state = rngtrk.PhiloxState(987654321, 4 * 1000)
+    torch.cuda.set_rng_state(torch.frombuffer(bytearray(state.to_bytes()), dtype=torch.uint8))
+    got = torch.rand(4096, device="cuda")
+    want = rngtrk.sample(state, 4096, layout="torch-eager-cuda", **_device_geometry())
+    assert _as_numpy_bits(got) == want.tobytes()
 
 
 def test_fork_behaves_like_the_upstream_tracker_on_a_real_dropout():
@@ -46,6 +106,7 @@ def test_fork_behaves_like_the_upstream_tracker_on_a_real_dropout():
     torch.cuda.set_rng_state(outside)
     torch.cuda.set_rng_state(named)
     want = torch.nn.functional.dropout(x, 0.1)
+    after_named = _state()
     torch.cuda.set_rng_state(outside)
     want_outside = torch.rand(4, device="cuda")
     # The same with rngtrk.torch.
@@ -56,3 +117,5 @@ def test_fork_behaves_like_the_upstream_tracker_on_a_real_dropout():
         got = torch.nn.functional.dropout(x, 0.1)
     assert torch.equal(got, want)
     assert torch.equal(torch.rand(4, device="cuda"), want_outside)
+    # What the dropout consumed went back into the named state.
+    assert bytes(tracker.get_states()["model-parallel-rng"].numpy()) == after_named.to_bytes()

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The GPU proof (docs/cuda.md): on a machine with an NVIDIA GPU, build with
+# the repository's Makefile, run the device tests (plain, under
+# compute-sanitizer memcheck and racecheck), the PyTorch interop tests and
+# the device benchmark, and keep every log.
+#
+#   tools/gpu_proof.sh [LOGDIR] [STEP...]      steps: info build test memcheck racecheck
+#                                               torch python bench ncu (default: all)
+#
+# Every step runs even when an earlier one failed; the last lines are a
+# table of steps and their exit codes, and the script exits non-zero if any
+# step failed.  Optional helpers for machines that lack them, looked up in
+# .device/ (ignored by git): .device/gtest/{include,lib} (GoogleTest) and
+# .device/site (cffi for a Python without it; a .pth file in that Python's
+# site-packages makes it visible to the subprocesses the tests start).
+set -u
+cd "$(dirname "$0")/.."
+logdir=${1:-build/gpu-proof}
+shift || true
+steps=${*:-info build test memcheck racecheck torch python bench ncu}
+mkdir -p "$logdir"
+jobs=$(nproc)
+python=${PYTHON:-python3}
+make_args=()
+[ -d .device/gtest ] && ! [ -e /usr/include/gtest/gtest.h ] && make_args+=("GTEST_PREFIX=$PWD/.device/gtest")
+if [ -d .device/site ] && ! "$python" -c 'import cffi' 2>/dev/null; then
+    site=$("$python" -c 'import site; print(site.getsitepackages()[0])')
+    echo "$PWD/.device/site" >"$site/rngtrk-device-cffi.pth"
+fi
+export PYTHONUNBUFFERED=1
+results=()
+
+step() {  # step NAME TIMEOUT COMMAND...: runs it, logs to LOGDIR/NAME.log
+    local name=$1 limit=$2 start code
+    shift 2
+    start=$(date +%s)
+    echo "=== $name: $*"
+    timeout "$limit" "$@" >"$logdir/$name.log" 2>&1
+    code=$?
+    tail -25 "$logdir/$name.log"
+    results+=("$(printf '%-10s exit %3d  %4ds' "$name" "$code" $(($(date +%s) - start)))")
+}
+
+for s in $steps; do
+    case $s in
+        info) step info 60 sh -c "nvidia-smi; /usr/local/cuda/bin/nvcc --version | tail -2;
+              g++ --version | head -1; $python -c 'import sys, numpy, torch; print(sys.version); print(\"numpy\", numpy.__version__, \"torch\", torch.__version__, torch.version.cuda); p = torch.cuda.get_device_properties(0); print(p)';
+              command -v compute-sanitizer ncu; date -u" ;;
+        build) step build 300 make -j"$jobs" all "${make_args[@]}" ;;
+        test) step test 150 make test-gpu "${make_args[@]}" ;;
+        memcheck) step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/cuda_tests ;;
+        racecheck) step racecheck 200 compute-sanitizer --tool racecheck --error-exitcode 1 build/tests/cuda_tests ;;
+        torch) step torch 200 "$python" -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests/test_torch.py ;;
+        python) step python 300 sh -c "make build/rngtrk build/tests/run_recipe ${make_args[*]} >/dev/null &&
+              $python -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests --ignore=bindings/python/tests/test_torch.py" ;;
+        bench) step bench 150 make bench-gpu PYTHON="$python" "${make_args[@]}" ;;
+        ncu) step ncu 300 sh -c 'for c in uniform_f32_stateless:in_order uniform_f32_torch_eager_cuda:eager; do
+                 ncu --clock-control none --kernel-name regex:${c#*:} --launch-skip 2 --launch-count 1 \
+                     --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats \
+                     --section Occupancy build/bench/bench_gpu "" ${c%%:*} || exit 1; done' ;;
+        *) echo "unknown step $s"; exit 2 ;;
+    esac
+done
+echo "=== summary"
+printf '%s\n' "${results[@]}" | tee "$logdir/summary.txt"
+! grep -qv 'exit   0' "$logdir/summary.txt"
