@@ -27,9 +27,9 @@ __global__ void __launch_bounds__(kBlockThreads) in_order_kernel(InOrderArgs a) 
     in_order_body<L, D, T>(here(), a);
 }
 
-template <Dist D, DType T>
+template <Dist D, DType T, class I>
 __global__ void __launch_bounds__(kBlockThreads) eager_kernel(EagerArgs a) {
-    eager_body<D, T>(here(), a);
+    eager_body<D, T, I>(here(), a);
 }
 
 template <Layout L, Dist D, DType T>
@@ -92,9 +92,11 @@ void generate(const SampleSpec &s, const PhiloxState &st, const uint64_t *device
         constexpr Layout L = decltype(l)::value;
         constexpr Dist D = decltype(d)::value;
         constexpr DType T = decltype(t)::value;
-        if constexpr (L == Layout::eager_cuda)
-            launch<eager_kernel<D, T>>(plan_eager(s, st, device_state, numel, first, count, out, in), cs);
-        else
+        if constexpr (L == Layout::eager_cuda) {
+            const EagerArgs a = plan_eager(s, st, device_state, numel, first, count, out, in);
+            if (a.narrow) launch<eager_kernel<D, T, uint32_t>>(a, cs);
+            else launch<eager_kernel<D, T, uint64_t>>(a, cs);
+        } else
             launch<in_order_kernel<L, D, T>>(plan_in_order(s, st, device_state, first, count, out, in), cs);
     });
 }

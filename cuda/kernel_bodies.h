@@ -222,6 +222,7 @@ struct EagerArgs {
     uint64_t T;        // torch's threads for the whole tensor (eager_launch)
     uint64_t k_first;  // the first slab the range touches
     uint64_t pairs;    // (slab, thread) pairs from (k_first, 0) to the last slab's end
+    bool narrow;       // every element index and item count below 2^30: 32-bit arithmetic suffices
     void *out;
     const float *in;
 };
@@ -230,42 +231,47 @@ struct EagerArgs {
 // grid-stride, stepping (k, t) and the pair's first element without
 // dividing or multiplying again.  Consecutive threads write consecutive
 // elements of each unit row: coalesced.  Offsets from `first` are compared
-// unsigned: an element before `first` wraps past 2^64 - first >= count.
-template <Dist D, DType T>
+// unsigned: an element before `first` wraps past 2^bits - first >= count.
+// I is uint32_t for narrow requests (fewer instructions and registers: the
+// GPU's integer units are 32-bit), else uint64_t; the counter is 64-bit.
+template <Dist D, DType T, class I>
 RNGTRK_HD inline void eager_body(ThreadPos p, const EagerArgs &a) {
     using K = Kind<D, T>;
     using Out = typename K::Out;
     constexpr unsigned U = K::units;
     using V = typename std::conditional<D == Dist::dropout, uint8_t, Out>::type;
-    uint64_t j = first_item(p);
+    I j = static_cast<I>(first_item(p));
     if (j >= a.pairs) return;
     uint64_t seed = a.seed, base = a.base;
     read_state(a.device_state, &seed, &base);
     const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
     Out *out = static_cast<Out *>(a.out);
-    const uint64_t threads = a.T, slab = threads * U;
-    const uint64_t stride = item_stride(p), dk = stride / threads, dt = stride % threads;
-    const uint64_t step = dk * slab + dt;
+    const I threads = static_cast<I>(a.T), slab = threads * U, first = static_cast<I>(a.first);
+    const I count = static_cast<I>(a.count), pairs = static_cast<I>(a.pairs);
+    const I stride = static_cast<I>(item_stride(p)), dk = stride / threads, dt = stride % threads;
+    const I step = dk * slab + dt;
     // A pair whose unit 0 lies at offset r < inner has all U units in range.
-    const uint64_t span = (U - 1) * threads, inner = a.count > span ? a.count - span : 0;
-    uint64_t counter = base + a.k_first + j / threads, t = j % threads;
-    uint64_t e0 = (counter - base) * slab + t;  // the pair's unit-0 element
-    for (; j < a.pairs; j += stride) {
+    const I span = (U - 1) * threads, inner = count > span ? count - span : 0;
+    const I k = static_cast<I>(a.k_first) + j / threads;
+    I t = j % threads, e0 = k * slab + t;  // the pair's unit-0 element
+    uint64_t counter = base + k;
+    for (; j < pairs; j += stride) {
         const PhiloxBlock w = philox4x32_10(static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32),
-                                            static_cast<uint32_t>(t), static_cast<uint32_t>(t >> 32), k0, k1);
+                                            static_cast<uint32_t>(t), static_cast<uint32_t>(uint64_t{t} >> 32), k0,
+                                            k1);
         V v[U];
         block_values<Layout::eager_cuda, D, T>(a.spec, w, v);
-        const uint64_t r0 = e0 - a.first;
+        const I r0 = e0 - first;
         if (r0 < inner) {
             for (unsigned i = 0; i < U; ++i) {
-                const uint64_t r = r0 + i * threads;
+                const I r = r0 + i * threads;
                 if constexpr (D == Dist::dropout) out[r] = v[i] ? a.in[r] * a.spec.scale32 : 0.0f;
                 else out[r] = v[i];
             }
         } else {
             for (unsigned i = 0; i < U; ++i) {
-                const uint64_t r = r0 + i * threads;
-                if (r >= a.count) continue;
+                const I r = r0 + i * threads;
+                if (r >= count) continue;
                 if constexpr (D == Dist::dropout) out[r] = v[i] ? a.in[r] * a.spec.scale32 : 0.0f;
                 else out[r] = v[i];
             }

@@ -15,6 +15,9 @@ namespace rngtrk {
 namespace kernels {
 
 constexpr uint32_t kBlockThreads = 256;
+// At most 2^22 blocks: item strides stay below 2^30, which the 32-bit
+// (narrow) eager body relies on.
+constexpr uint64_t kMaxGrid = uint64_t{1} << 22;
 
 // The grid for `items` independent work items: one item per thread while
 // they fit in one wave of resident blocks (sm_count * blocks_per_sm, from
@@ -23,7 +26,8 @@ constexpr uint32_t kBlockThreads = 256;
 inline uint32_t grid_for(uint64_t items, uint32_t sm_count, uint32_t blocks_per_sm) {
     const uint64_t needed = items / kBlockThreads + (items % kBlockThreads != 0);
     const uint64_t wave = uint64_t{sm_count == 0 ? 1 : sm_count} * (blocks_per_sm == 0 ? 1 : blocks_per_sm);
-    const uint64_t grid = needed < wave ? needed : wave;
+    uint64_t grid = needed < wave ? needed : wave;
+    grid = grid < kMaxGrid ? grid : kMaxGrid;
     return grid == 0 ? 1 : static_cast<uint32_t>(grid);
 }
 
@@ -65,6 +69,10 @@ inline EagerArgs plan_eager(const SampleSpec &s, const PhiloxState &st, const ui
     a.T = launch.threads;
     a.k_first = first / slab;
     a.pairs = (last / slab - a.k_first + 1) * launch.threads;
+    // Narrow: the last slab's end, the pair count and a step of the largest
+    // grid stay below 2^30, so 32-bit sums of them cannot wrap.
+    const uint64_t limit = uint64_t{1} << 30;
+    a.narrow = last / slab + 1 <= limit / slab && a.pairs < limit && launch.threads < limit;
     return a;
 }
 

@@ -54,10 +54,11 @@ for s in $steps; do
         python) step python 300 sh -c "make build/rngtrk build/tests/run_recipe ${make_args[*]} >/dev/null &&
               $python -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests --ignore=bindings/python/tests/test_torch.py" ;;
         bench) step bench 150 make bench-gpu PYTHON="$python" "${make_args[@]}" ;;
-        ncu) step ncu 300 sh -c 'for c in uniform_f32_stateless:in_order uniform_f32_torch_eager_cuda:eager; do
+        ncu) step ncu 300 sh -c 'for c in uniform_f32_stateless:in_order uniform_f32_torch_eager_cuda:eager \
+                 bernoulli_mask_u8_stateless:in_order normal_f32_stateless:in_order uniform_bf16_stateless:in_order; do
                  ncu --clock-control none --kernel-name regex:${c#*:} --launch-skip 2 --launch-count 1 \
-                     --section SpeedOfLight --section MemoryWorkloadAnalysis --section LaunchStats \
-                     --section Occupancy build/bench/bench_gpu "" ${c%%:*} || exit 1; done' ;;
+                     --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+                     --section LaunchStats --section Occupancy build/bench/bench_gpu "" ${c%%:*} || exit 1; done' ;;
         *) echo "unknown step $s"; exit 2 ;;
     esac
 done

@@ -102,8 +102,16 @@ void device_range(const SampleSpec &s, const PhiloxState &st, const uint64_t *de
         constexpr Dist D = decltype(d)::value;
         constexpr DType T = decltype(t)::value;
         if constexpr (L == Layout::eager_cuda) {
+            // Both index widths: the backend takes the 32-bit body for every
+            // request here (all narrow), the 64-bit one for huge tensors.
             const EagerArgs a = plan_eager(s, st, device_state, numel, first, count, out, in);
-            run_grid(items(a), sms, per_sm, [&](ThreadPos p) { eager_body<D, T>(p, a); });
+            EXPECT_TRUE(a.narrow);
+            run_grid(items(a), sms, per_sm, [&](ThreadPos p) { eager_body<D, T, uint32_t>(p, a); });
+            std::vector<unsigned char> narrow(count * element_bytes(s.dtype));
+            std::memcpy(narrow.data(), out, narrow.size());
+            std::memset(out, 0xA5, narrow.size());
+            run_grid(items(a), sms, per_sm, [&](ThreadPos p) { eager_body<D, T, uint64_t>(p, a); });
+            EXPECT_EQ(0, std::memcmp(narrow.data(), out, narrow.size())) << "32-bit and 64-bit eager bodies differ";
         } else {
             const InOrderArgs a = plan_in_order(s, st, device_state, first, count, out, in);
             run_grid(items(a), sms, per_sm, [&](ThreadPos p) { in_order_body<L, D, T>(p, a); });
@@ -265,6 +273,55 @@ TEST(KernelBodies, SlicesOverTheWholeLaunchGridEqualTheCpu) {
                     ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n)) << describe(layout, k, 0, n);
                     ASSERT_TRUE(out.guards_intact(n));
                 }
+            }
+        }
+    }
+}
+
+// Far into a tensor of more than 2^30 elements the backend takes the 64-bit
+// eager body; it must still give the CPU's bits (and so must the in-order
+// bodies, whose indices are always 64-bit).
+TEST(KernelBodies, RangesFarIntoAHugeTensorUseTheWideEagerBodyAndEqualTheCpu) {
+    std::mt19937_64 rng(99);
+    for (rngtrk_layout layout : kLayouts) {
+        for (const KindCase &k : kKinds) {
+            rngtrk_sample_spec cs = c_spec(layout, k);
+            const uint64_t first = (uint64_t{1} << 33) + 3 + rng() % 1000, count = 1 + rng() % 4000;
+            cs.numel = first + count + 17;
+            cs.sm_count = 2, cs.max_threads_per_sm = 256;  // T = 512: small slabs, many of them before first
+            const SampleSpec s = checked_spec(&cs, k.dropout);
+            const rngtrk_philox_state cst{rng(), 4 * (rng() % 1000)};
+            const size_t n = count * width(k.dtype);
+            std::vector<float> in(k.dropout ? count : 0, 1.5f);
+            std::vector<unsigned char> want(n);
+            if (k.dropout)
+                ASSERT_EQ(RNGTRK_OK, rngtrk_dropout_f32(&cst, &cs, first, count, in.data(),
+                                                        reinterpret_cast<float *>(want.data())));
+            else
+                ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&cst, &cs, first, count, want.data(), n));
+            if (layout == RNGTRK_LAYOUT_TORCH_EAGER_CUDA) {
+                const EagerArgs a = plan_eager(s, PhiloxState{cst.seed, cst.offset}, nullptr, cs.numel, first, count,
+                                               nullptr, nullptr);
+                EXPECT_FALSE(a.narrow);
+            }
+            for (const Geometry &g : kGeometries) {
+                Guarded out(n, 0);
+                with_kind(s, [&](auto l, auto d, auto t) {
+                    constexpr Layout L = decltype(l)::value;
+                    constexpr Dist D = decltype(d)::value;
+                    constexpr DType T = decltype(t)::value;
+                    const PhiloxState st{cst.seed, cst.offset};
+                    const float *in_at = k.dropout ? in.data() : nullptr;
+                    if constexpr (L == Layout::eager_cuda) {
+                        const EagerArgs a = plan_eager(s, st, nullptr, cs.numel, first, count, out.data(), in_at);
+                        run_grid(items(a), g.sms, g.per_sm, [&](ThreadPos p) { eager_body<D, T, uint64_t>(p, a); });
+                    } else {
+                        const InOrderArgs a = plan_in_order(s, st, nullptr, first, count, out.data(), in_at);
+                        run_grid(items(a), g.sms, g.per_sm, [&](ThreadPos p) { in_order_body<L, D, T>(p, a); });
+                    }
+                });
+                ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n)) << describe(layout, k, first, count);
+                ASSERT_TRUE(out.guards_intact(n));
             }
         }
     }
