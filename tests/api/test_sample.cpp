@@ -453,6 +453,16 @@ TEST(Sample, Errors) {
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
     s.numel = 0, s.sm_count = 0;
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
+    // torch-eager-cuda holds f16 bounds as f16 (PyTorch's rule): 7e4 is past
+    // f16's largest value, so the draw is refused (bf16 reaches 3.4e38).
+    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16));
+    s.param_a = -1e3, s.param_b = 7e4;
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
+    EXPECT_NE(nullptr, std::strstr(rngtrk_last_error(), "overflows f16")) << rngtrk_last_error();
+    s.param_b = 6e4;
+    ASSERT_OK(rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
+    s.dtype = RNGTRK_DTYPE_BF16, s.param_b = 7e4;
+    ASSERT_OK(rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
     // Dropout needs BERNOULLI with dtype F32; a mask spec is refused.
     ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dropout_f32(&st, &s, 0, 8, out, out));
