@@ -15,7 +15,9 @@ gtest() {
     echo "== $name"
     "$@" --gtest_color=no >"$log" 2>&1
     code=$?
-    grep -E '^\[  (FAILED|SKIPPED) |^\[  PASSED|Skipped|skipped:' "$log" | grep -v '^\[       OK' | head -40
+    # A GTEST_SKIP's reason is the line after "Skipped"; show it once.
+    grep -E -A1 'Skipped$' "$log" | grep -v -E 'Skipped$|^--$|^\[' | sort | uniq -c | sed 's/^ */skipped: /' | head -5
+    grep -E '^\[  (FAILED|SKIPPED) |^\[  PASSED' "$log" | grep -v '^\[       OK' | head -40
     p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\..*/\1/p' "$log")
     f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}, listed below.*/\1/p' "$log")
     s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}, listed below.*/\1/p' "$log")
