@@ -32,16 +32,11 @@ RNGTRK_HD inline double u01_f64(uint32_t a, uint32_t b) {
 // 2.11: docs/cuda.md).  std::fma is correctly rounded on every CPU, with or
 // without an FMA unit, so every path gives the same bits.  The other
 // layouts keep the product and the sum apart.
-RNGTRK_HD inline float fused_scale(float u, float range, float low) {
+template <class F>
+RNGTRK_HD inline F fused_scale(F u, F range, F low) {
 #if defined(__CUDA_ARCH__)
-    return __fmaf_rn(u, range, low);
-#else
-    return std::fma(u, range, low);
-#endif
-}
-RNGTRK_HD inline double fused_scale(double u, double range, double low) {
-#if defined(__CUDA_ARCH__)
-    return __fma_rn(u, range, low);
+    if constexpr (sizeof(F) == 4) return __fmaf_rn(u, range, low);
+    else return __fma_rn(u, range, low);
 #else
     return std::fma(u, range, low);
 #endif

@@ -88,16 +88,12 @@ void generate(const SampleSpec &s, const PhiloxState &st, const uint64_t *device
               uint64_t first, uint64_t count, void *out, const float *in, void *stream) {
     if (count == 0) return;
     const cudaStream_t cs = static_cast<cudaStream_t>(stream);
-    with_kind(s, [&](auto l, auto d, auto t) {
+    plan_range(s, st, device_state, numel, first, count, out, in, [&](const auto &a, auto l, auto d, auto t, auto i) {
         constexpr Layout L = decltype(l)::value;
         constexpr Dist D = decltype(d)::value;
         constexpr DType T = decltype(t)::value;
-        if constexpr (L == Layout::eager_cuda) {
-            const EagerArgs a = plan_eager(s, st, device_state, numel, first, count, out, in);
-            if (a.narrow) launch<eager_kernel<D, T, uint32_t>>(a, cs);
-            else launch<eager_kernel<D, T, uint64_t>>(a, cs);
-        } else
-            launch<in_order_kernel<L, D, T>>(plan_in_order(s, st, device_state, first, count, out, in), cs);
+        if constexpr (L == Layout::eager_cuda) launch<eager_kernel<D, T, typename decltype(i)::type>>(a, cs);
+        else launch<in_order_kernel<L, D, T>>(a, cs);
     });
 }
 

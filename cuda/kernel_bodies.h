@@ -50,9 +50,18 @@ template <> struct StorageOf<DType::f64> { using type = double; };
 template <Dist D, DType T>
 struct Kind {
     using Out = typename StorageOf<T>::type;  // the output element (dropout: f32 data)
+    // What block_values makes per element: the element, or dropout's keep flag.
+    using Value = typename std::conditional<D == Dist::dropout, uint8_t, Out>::type;
     // Elements per Philox block: 2 for 64-bit dtypes, else 4 (dropout: 4).
     static constexpr unsigned units = (T == DType::u64 || T == DType::f64) && D != Dist::dropout ? 2 : 4;
 };
+
+// Element r of the output from its value (dropout: in[r] scaled, or 0).
+template <Dist D, class Out, class Value, class Index>
+RNGTRK_HD inline void put(Out *out, const float *in, Index r, Value v, float scale) {
+    if constexpr (D == Dist::dropout) out[r] = v ? in[r] * scale : 0.0f;
+    else out[r] = v;
+}
 
 // The `units` values of one block: element c of the block is v[c].  For
 // dropout, v[c] is the keep flag (1 or 0) of element c.
@@ -176,7 +185,7 @@ RNGTRK_HD inline void in_order_body(ThreadPos p, const InOrderArgs &a) {
     using K = Kind<D, T>;
     using Out = typename K::Out;
     constexpr unsigned E = K::units;
-    using V = typename std::conditional<D == Dist::dropout, uint8_t, Out>::type;
+    using V = typename K::Value;
     uint64_t seed = a.seed, base = a.base;
     read_state(a.device_state, &seed, &base);
     const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
@@ -202,12 +211,7 @@ RNGTRK_HD inline void in_order_body(ThreadPos p, const InOrderArgs &a) {
         }
         for (unsigned c = 0; c < E; ++c) {
             const uint64_t g = g0 + c;
-            if (g < a.first || g - a.first >= a.count) continue;
-            if constexpr (D == Dist::dropout) {
-                out[g - a.first] = v[c] ? a.in[g - a.first] * a.spec.scale32 : 0.0f;
-            } else {
-                out[g - a.first] = v[c];
-            }
+            if (g >= a.first && g - a.first < a.count) put<D>(out, a.in, g - a.first, v[c], a.spec.scale32);
         }
     }
 }
@@ -239,7 +243,7 @@ RNGTRK_HD inline void eager_body(ThreadPos p, const EagerArgs &a) {
     using K = Kind<D, T>;
     using Out = typename K::Out;
     constexpr unsigned U = K::units;
-    using V = typename std::conditional<D == Dist::dropout, uint8_t, Out>::type;
+    using V = typename K::Value;
     I j = static_cast<I>(first_item(p));
     if (j >= a.pairs) return;
     uint64_t seed = a.seed, base = a.base;
@@ -262,19 +266,11 @@ RNGTRK_HD inline void eager_body(ThreadPos p, const EagerArgs &a) {
         V v[U];
         block_values<Layout::eager_cuda, D, T>(a.spec, w, v);
         const I r0 = e0 - first;
-        if (r0 < inner) {
-            for (unsigned i = 0; i < U; ++i) {
-                const I r = r0 + i * threads;
-                if constexpr (D == Dist::dropout) out[r] = v[i] ? a.in[r] * a.spec.scale32 : 0.0f;
-                else out[r] = v[i];
-            }
+        if (r0 < inner) {  // the common case: no test per element
+            for (unsigned i = 0; i < U; ++i) put<D>(out, a.in, r0 + i * threads, v[i], a.spec.scale32);
         } else {
-            for (unsigned i = 0; i < U; ++i) {
-                const I r = r0 + i * threads;
-                if (r >= count) continue;
-                if constexpr (D == Dist::dropout) out[r] = v[i] ? a.in[r] * a.spec.scale32 : 0.0f;
-                else out[r] = v[i];
-            }
+            for (unsigned i = 0; i < U; ++i)
+                if (r0 + i * threads < count) put<D>(out, a.in, r0 + i * threads, v[i], a.spec.scale32);
         }
         counter += dk, t += dt, e0 += step;
         if (t >= threads) t -= threads, ++counter, e0 += slab - threads;

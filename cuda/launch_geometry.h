@@ -89,6 +89,30 @@ inline SliceArgs plan_slice(const SliceRequest &r, const PhiloxState &st) {
     return a;
 }
 
+template <class I>
+struct IndexC {
+    using type = I;
+};
+
+// Plans a checked range request (count > 0) and calls
+// run(args, LayoutC, DistC, DTypeC, IndexC) with the specialisation to use:
+// in_order_body<L, D, T> for InOrderArgs, eager_body<D, T, I> for
+// EagerArgs.  The backend launches that body's kernel; the host tests run
+// the body itself, so both take the same decisions.
+template <class Run>
+void plan_range(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state, uint64_t numel,
+                uint64_t first, uint64_t count, void *out, const float *in, Run &&run) {
+    with_kind(s, [&](auto l, auto d, auto t) {
+        if constexpr (decltype(l)::value == Layout::eager_cuda) {
+            const EagerArgs a = plan_eager(s, st, device_state, numel, first, count, out, in);
+            if (a.narrow) run(a, l, d, t, IndexC<uint32_t>{});
+            else run(a, l, d, t, IndexC<uint64_t>{});
+        } else {
+            run(plan_in_order(s, st, device_state, first, count, out, in), l, d, t, IndexC<uint64_t>{});
+        }
+    });
+}
+
 // The work items of each body.
 inline uint64_t items(const InOrderArgs &a) { return a.blocks; }
 inline uint64_t items(const EagerArgs &a) { return a.pairs; }

@@ -46,16 +46,8 @@ const KindCase kKinds[] = {
     {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, false},   {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_F32, true}};
 const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA};
 
-size_t width(rngtrk_dtype t) {
-    switch (t) {
-        case RNGTRK_DTYPE_U8: return 1;
-        case RNGTRK_DTYPE_F16:
-        case RNGTRK_DTYPE_BF16: return 2;
-        case RNGTRK_DTYPE_U32:
-        case RNGTRK_DTYPE_F32: return 4;
-        default: return 8;
-    }
-}
+// Bytes of an element of dtype t (the C enum and DType share their values).
+size_t width(rngtrk_dtype t) { return element_bytes(static_cast<DType>(t)); }
 
 rngtrk_sample_spec c_spec(rngtrk_layout layout, const KindCase &k) {
     rngtrk_sample_spec s;
@@ -95,28 +87,31 @@ struct Guarded {
 
 // The device run of a range request, emulated: plan it as the backend does,
 // run the body over the whole grid.
-void device_range(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state, uint64_t numel,
+// Returns whether the 32-bit eager body ran.
+bool device_range(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state, uint64_t numel,
                   uint64_t first, uint64_t count, void *out, const float *in, uint32_t sms, uint32_t per_sm) {
-    with_kind(s, [&](auto l, auto d, auto t) {
+    bool narrow = false;
+    plan_range(s, st, device_state, numel, first, count, out, in, [&](const auto &a, auto l, auto d, auto t, auto i) {
         constexpr Layout L = decltype(l)::value;
         constexpr Dist D = decltype(d)::value;
         constexpr DType T = decltype(t)::value;
+        using I = typename decltype(i)::type;
         if constexpr (L == Layout::eager_cuda) {
-            // Both index widths: the backend takes the 32-bit body for every
-            // request here (all narrow), the 64-bit one for huge tensors.
-            const EagerArgs a = plan_eager(s, st, device_state, numel, first, count, out, in);
-            EXPECT_TRUE(a.narrow);
-            run_grid(items(a), sms, per_sm, [&](ThreadPos p) { eager_body<D, T, uint32_t>(p, a); });
-            std::vector<unsigned char> narrow(count * element_bytes(s.dtype));
-            std::memcpy(narrow.data(), out, narrow.size());
-            std::memset(out, 0xA5, narrow.size());
-            run_grid(items(a), sms, per_sm, [&](ThreadPos p) { eager_body<D, T, uint64_t>(p, a); });
-            EXPECT_EQ(0, std::memcmp(narrow.data(), out, narrow.size())) << "32-bit and 64-bit eager bodies differ";
+            run_grid(items(a), sms, per_sm, [&](ThreadPos p) { eager_body<D, T, I>(p, a); });
+            if constexpr (std::is_same<I, uint32_t>::value) {
+                // The 64-bit body, which huge tensors take, gives the same bytes.
+                narrow = true;
+                std::vector<unsigned char> bytes(count * element_bytes(s.dtype));
+                std::memcpy(bytes.data(), out, bytes.size());
+                std::memset(out, 0xA5, bytes.size());
+                run_grid(items(a), sms, per_sm, [&](ThreadPos p) { eager_body<D, T, uint64_t>(p, a); });
+                EXPECT_EQ(0, std::memcmp(bytes.data(), out, bytes.size())) << "32-bit and 64-bit eager bodies differ";
+            }
         } else {
-            const InOrderArgs a = plan_in_order(s, st, device_state, first, count, out, in);
             run_grid(items(a), sms, per_sm, [&](ThreadPos p) { in_order_body<L, D, T>(p, a); });
         }
     });
+    return narrow;
 }
 
 struct Geometry {
@@ -198,7 +193,9 @@ TEST(KernelBodies, RangesOverTheWholeLaunchGridEqualTheCpu) {
                         float *in_at = in.empty() ? nullptr : in_copy.data() + shift;
                         if (in_at != nullptr) std::memcpy(in_at, in.data(), in.size() * 4);
                         host_misaligned_vector_accesses = 0;
-                        device_range(s, st, nullptr, numel, first, count, out.data(), in_at, g.sms, g.per_sm);
+                        const bool narrow =
+                            device_range(s, st, nullptr, numel, first, count, out.data(), in_at, g.sms, g.per_sm);
+                        EXPECT_EQ(layout == RNGTRK_LAYOUT_TORCH_EAGER_CUDA, narrow);
                         ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n))
                             << describe(layout, k, first, count) << " grid " << g.sms << "x" << g.per_sm
                             << " shift " << shift;
@@ -299,27 +296,10 @@ TEST(KernelBodies, RangesFarIntoAHugeTensorUseTheWideEagerBodyAndEqualTheCpu) {
                                                         reinterpret_cast<float *>(want.data())));
             else
                 ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&cst, &cs, first, count, want.data(), n));
-            if (layout == RNGTRK_LAYOUT_TORCH_EAGER_CUDA) {
-                const EagerArgs a = plan_eager(s, PhiloxState{cst.seed, cst.offset}, nullptr, cs.numel, first, count,
-                                               nullptr, nullptr);
-                EXPECT_FALSE(a.narrow);
-            }
             for (const Geometry &g : kGeometries) {
                 Guarded out(n, 0);
-                with_kind(s, [&](auto l, auto d, auto t) {
-                    constexpr Layout L = decltype(l)::value;
-                    constexpr Dist D = decltype(d)::value;
-                    constexpr DType T = decltype(t)::value;
-                    const PhiloxState st{cst.seed, cst.offset};
-                    const float *in_at = k.dropout ? in.data() : nullptr;
-                    if constexpr (L == Layout::eager_cuda) {
-                        const EagerArgs a = plan_eager(s, st, nullptr, cs.numel, first, count, out.data(), in_at);
-                        run_grid(items(a), g.sms, g.per_sm, [&](ThreadPos p) { eager_body<D, T, uint64_t>(p, a); });
-                    } else {
-                        const InOrderArgs a = plan_in_order(s, st, nullptr, first, count, out.data(), in_at);
-                        run_grid(items(a), g.sms, g.per_sm, [&](ThreadPos p) { in_order_body<L, D, T>(p, a); });
-                    }
-                });
+                EXPECT_FALSE(device_range(s, PhiloxState{cst.seed, cst.offset}, nullptr, cs.numel, first, count,
+                                          out.data(), k.dropout ? in.data() : nullptr, g.sms, g.per_sm));
                 ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n)) << describe(layout, k, first, count);
                 ASSERT_TRUE(out.guards_intact(n));
             }
