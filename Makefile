@@ -13,6 +13,10 @@
 #   make uninstall     the same variables
 # Built for baseline x86-64: no -march=native (users' CPUs differ).
 
+# `make` alone builds everything (the explicit object rules below would
+# otherwise make the first of them the default).
+.DEFAULT_GOAL := all
+
 # The version lives in c_api/rngtrk.h only.
 version_field = $(shell sed -n 's/^\#define RNGTRK_VERSION_$(1) \([0-9][0-9]*\)$$/\1/p' c_api/rngtrk.h)
 VERSION_MAJOR := $(call version_field,MAJOR)

@@ -106,6 +106,7 @@ check "rngtrk inspect on hostile files (one-line errors, bounded memory)" "$top/
 check "rngtrk seeds and dtensor-offsets" "$top/tests/cli_distributed_test.sh" "$build/rngtrk"
 check "rngtrk sample: the shared sample vectors" "$top/tests/cli_sample_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "README example" "$top/tests/readme_example_test.sh"
+check "fresh clone: plain make builds everything, make -j2 demo runs from make clean" "$top/tests/fresh_clone_test.sh"
 demo_dir=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$demo_dir"' EXIT
 check "demo: resumed run draws identical numbers" "$build/demo_training_loop" "$demo_dir"

@@ -70,7 +70,11 @@ TEST_PROGRAMS := $(TEST_BUILD)/crash_safe_test $(CUDA_TEST_PROGRAM) $(TEST_BUILD
 
 .PHONY: test test-programs
 test-programs: all $(TEST_PROGRAMS) $(DEMO) $(MPI_PROGRAM)
-test: test-programs
+# Installs what is missing first (tools/install-deps.sh test), then builds
+# in a sub-make, which finds the toolchains just installed.
+test:
+	@tools/install-deps.sh test
+	@$(MAKE) --no-print-directory test-programs
 	tests/run_all.sh
 
 # Sanitizers: the C/C++ test programs rebuilt with the library under

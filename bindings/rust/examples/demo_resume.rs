@@ -1,8 +1,8 @@
 //! The Rust part of `make demo`: resume the C demo's training run.
 //!
-//! tools/demo_training_loop.c saved its tracker before step K and kept the
-//! numbers its first run drew in steps K..N-1 (FOLDER/draws.f32, the step
-//! layout in FOLDER/run.txt).  Here a Rust tracker loads that checkpoint and
+//! tools/demo_training_loop.c saved its tracker after step K and kept the
+//! numbers its first run drew in steps K+1..N (FOLDER/draws.f32, steps
+//! counted from 1; the step layout in FOLDER/run.txt).  Here a Rust tracker loads that checkpoint and
 //! runs the same steps — a "model-parallel-rng" fork, a "data-parallel-rng"
 //! fork, the default state — and every number must equal C's.
 //!
@@ -35,6 +35,11 @@ fn step(tracker: &mut Tracker, layout: &HashMap<String, usize>) -> Result<Vec<f3
     Ok(drawn)
 }
 
+fn first_values(v: &[f32], layout: &HashMap<String, usize>) -> String {
+    let (mp, dp) = (layout["model_parallel_draws"], layout["data_parallel_draws"]);
+    format!("{:.4} {:.4} {:.4} | {:.4} | {:.4}", v[0], v[1], v[2], v[mp], v[mp + dp])
+}
+
 fn run(folder: &str) -> Result<bool, Box<dyn std::error::Error>> {
     let layout: HashMap<String, usize> = fs::read_to_string(format!("{}/run.txt", folder))?
         .lines()
@@ -44,40 +49,43 @@ fn run(folder: &str) -> Result<bool, Box<dyn std::error::Error>> {
     let checkpoint = fs::read(format!("{}/checkpoint.rtck", folder))?;
     let c_draws = fs::read(format!("{}/draws.f32", folder))?;
     let per_step = layout["model_parallel_draws"] + layout["data_parallel_draws"] + layout["default_draws"];
-    let (first, last) = (layout["resume_at"], layout["steps"] - 1);
+    let (first, last) = (layout["checkpoint_after"] + 1, layout["steps"]);
     println!(
-        "rngtrk {} Rust demo: load C's checkpoint ({} bytes) from step {}, run steps {}..{}",
+        "rngtrk {} Rust: load C's checkpoint taken after step {} ({} bytes) and run steps {}..{}",
         rngtrk::version_string(),
+        first - 1,
         checkpoint.len(),
-        first,
         first,
         last
     );
     let mut tracker = Tracker::new()?;
     tracker.load(&checkpoint)?;
-    println!("  step  C run      Rust       (FNV-1a of {} floats)", per_step);
+    println!("  step  first values: model-parallel | data-parallel | default   C run      Rust");
     let mut all_same = true;
     for k in first..=last {
-        let ours = as_bytes(&step(&mut tracker, &layout)?);
+        let drawn = step(&mut tracker, &layout)?;
+        let ours = as_bytes(&drawn);
         let at = (k - first) * per_step * 4;
         let theirs = c_draws.get(at..at + per_step * 4).ok_or("draws.f32 is too short")?;
         let same = ours == theirs;
         all_same &= same;
         println!(
-            "  {:4}  {:08x}   {:08x}   {}",
+            "  {:4}  {}   {:08x}   {:08x}  {}",
             k,
+            first_values(&drawn, &layout),
             fnv1a(theirs),
             fnv1a(&ours),
             if same { "identical" } else { "DIFFERENT" }
         );
     }
-    println!(
-        "{}: Rust continued C's streams and drew {} numbers for steps {}..{}",
-        if all_same { "OK" } else { "FAILED" },
-        if all_same { "the same" } else { "different" },
-        first,
-        last
-    );
+    if all_same {
+        println!(
+            "OK: Rust continued C's checkpoint and drew, in each of steps {}..{}, the same {} numbers as C",
+            first, last, per_step
+        );
+    } else {
+        println!("FAILED: Rust drew different numbers from C in steps {}..{}", first, last);
+    }
     Ok(all_same)
 }
 

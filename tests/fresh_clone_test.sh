@@ -1,0 +1,31 @@
+#!/bin/sh
+# A new user's first two minutes, in a fresh clone of this repository (with
+# this working tree's uncommitted changes carried over): plain `make`
+# builds the library, its soname link, the static library, rngtrk.pc, the
+# rngtrk command and the device header; then `make -j2 demo` runs from
+# `make clean` and every part of it reports OK.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+clone="$tmp/rngtrk"
+git clone -q "$top" "$clone"
+git -C "$top" diff HEAD --binary >"$tmp/changes.patch"
+[ -s "$tmp/changes.patch" ] && git -C "$clone" apply "$tmp/changes.patch"
+(cd "$top" && git ls-files --others --exclude-standard -z | xargs -0 -r cp --parents -t "$clone")
+cd "$clone"
+
+make -j2 >"$tmp/make.log" 2>&1 || { echo "make failed in a fresh clone:"; tail -20 "$tmp/make.log"; exit 1; }
+for f in build/librngtrk.so.0 build/librngtrk.so build/librngtrk.a build/rngtrk build/rngtrk.pc \
+         build/include/rngtrk_device.cuh; do
+    [ -e "$f" ] || { echo "plain make in a fresh clone did not build $f"; exit 1; }
+done
+build/rngtrk version >/dev/null || { echo "build/rngtrk does not run"; exit 1; }
+
+make clean >/dev/null
+make -j2 demo >"$tmp/demo.log" 2>&1 || { echo "make -j2 demo failed from make clean:"; tail -30 "$tmp/demo.log"; exit 1; }
+grep -q "^FAILED" "$tmp/demo.log" && { grep "^FAILED" "$tmp/demo.log"; exit 1; }
+oks=$(grep -c "^OK" "$tmp/demo.log")
+skips=$(grep -c "^demo: .* skipped" "$tmp/demo.log" || true)
+# C, Python, Rust and the two MPI runs each end with an OK line, unless skipped.
+[ $((oks + skips)) -ge 4 ] || { echo "make demo printed $oks OK lines and $skips skips:"; cat "$tmp/demo.log"; exit 1; }

@@ -1,0 +1,80 @@
+#!/bin/sh
+# Installs the Debian packages a part of rngtrk needs, when they are missing.
+#
+#   tools/install-deps.sh PART...
+#
+#   build        the library and the rngtrk command (make)
+#   python       the Python binding (cffi, numpy)
+#   rust         the Rust crate (cargo: rustup's in ~/.cargo/bin, else Debian's)
+#   mpi          the Open MPI programs and the mpi4py example
+#   demo         build python rust mpi
+#   test         everything make test runs
+#   bench        make bench (Google Benchmark)
+#   reliability  sanitizers, valgrind and libFuzzer (make test-asan, test-valgrind, fuzz)
+#
+# Idempotent: when everything is present it prints nothing and changes
+# nothing.  Otherwise it says what it installs and runs apt-get (as root;
+# as another user through sudo when sudo works without a password).  When
+# it cannot install, it prints one line naming the missing packages and
+# exits 1.  On a system without dpkg it only says what it would need.
+set -u
+
+packages_of() {
+    case $1 in
+        build) echo g++ make binutils pkgconf ;;
+        python) echo python3 python3-cffi python3-numpy ;;
+        rust) echo ;;  # cargo is looked for as a command, below
+        mpi) echo openmpi-bin libopenmpi-dev python3-mpi4py ;;
+        demo) echo "$(packages_of build) $(packages_of python) $(packages_of mpi)" ;;
+        test) echo "$(packages_of build) $(packages_of python) $(packages_of mpi) gzip libgtest-dev" \
+                   "librandom123-dev librandom123-doc python3-pytest python3-hypothesis python3-venv" \
+                   "python3-pip bindgen libclang-dev" ;;
+        bench) echo libbenchmark-dev ;;
+        reliability) echo valgrind clang-14 libclang-rt-14-dev ;;
+        *) echo "install-deps: unknown part '$1' (build python rust mpi demo test bench reliability)" >&2
+           exit 2 ;;
+    esac
+}
+
+needs_cargo() {
+    case $1 in rust | demo | test) return 0 ;; *) return 1 ;; esac
+}
+
+[ $# -gt 0 ] || { sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 2; }
+wanted="" cargo=no
+for part in "$@"; do
+    wanted="$wanted $(packages_of "$part")" || exit 2
+    needs_cargo "$part" && cargo=yes
+done
+# rustup's cargo may be installed but not on PATH.
+if [ $cargo = yes ] && ! command -v cargo >/dev/null 2>&1 && ! [ -x "$HOME/.cargo/bin/cargo" ]; then
+    wanted="$wanted cargo rustc"
+fi
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    echo "install-deps: no dpkg here; make sure these (Debian names) are installed:$wanted"
+    exit 0
+fi
+
+missing=""
+for p in $wanted; do
+    case " $missing " in *" $p "*) continue ;; esac
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" = 0 ]; then
+    apt_get="apt-get"
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    apt_get="sudo -n apt-get"
+else
+    echo "install-deps: missing Debian packages:$missing (not root; run: sudo apt-get install$missing)" >&2
+    exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+if ! { $apt_get update -qq && $apt_get install -y -qq --no-install-recommends $missing; } >/tmp/rngtrk-install-deps.log 2>&1; then
+    echo "install-deps: apt-get could not install$missing (log: /tmp/rngtrk-install-deps.log)" >&2
+    tail -3 /tmp/rngtrk-install-deps.log >&2
+    exit 1
+fi
