@@ -7,12 +7,24 @@ wheel is a zip file with a .dist-info folder; this module writes one.
 Metadata comes from pyproject.toml's [project] table (read with a small
 parser for the forms used there, so Python < 3.11 needs no tomli) and the
 version from rngtrk/_cdef.py, i.e. from c_api/rngtrk.h.
+
+The wheel carries librngtrk in the package folder, so the installed
+package works from any directory with no environment variable:
+
+- RNGTRK_BUNDLE_LIBRARY=/path/to/librngtrk.so.0 bundles that file;
+- otherwise, built from an rngtrk checkout, it runs `make lib` there (a
+  no-op when build/ is current) and bundles build/librngtrk.so.MAJOR;
+- RNGTRK_BUNDLE_LIBRARY=none, or a source tree with no checkout around it
+  (an sdist), gives a pure-Python wheel that finds the library at import
+  time (RNGTRK_LIBRARY, ldconfig, the soname).
 """
 import base64
 import hashlib
 import io
 import os
 import re
+import subprocess
+import sys
 import sysconfig
 import tarfile
 import zipfile
@@ -68,9 +80,37 @@ def _package_files():
     return files
 
 
+def _checkout_root():
+    """The rngtrk checkout this package sits in, or None (an unpacked sdist)."""
+    root = os.path.normpath(os.path.join(HERE, "..", ".."))
+    markers = ("Makefile", os.path.join("c_api", "rngtrk.h"))
+    return root if all(os.path.isfile(os.path.join(root, m)) for m in markers) else None
+
+
+def _library_to_bundle():
+    """The path of the librngtrk to put in the wheel, or None."""
+    major = _version().split(".")[0]
+    chosen = os.environ.get("RNGTRK_BUNDLE_LIBRARY", "")
+    if chosen.lower() == "none":
+        return None
+    if chosen:
+        return chosen
+    root = _checkout_root()
+    if root is None:
+        return None
+    # make's output goes to stderr, so that pip shows it only when asked (-v)
+    # or when the build fails.
+    result = subprocess.run(["make", "-C", root, "lib"], stdout=sys.stderr, stderr=sys.stderr)
+    if result.returncode != 0:
+        raise RuntimeError(f"rngtrk: `make -C {root} lib` failed (exit {result.returncode}); build the "
+                           f"library first, or set RNGTRK_BUNDLE_LIBRARY to a librngtrk.so.{major} "
+                           "(or to 'none' for a wheel without it)")
+    return os.path.join(root, "build", f"librngtrk.so.{major}")
+
+
 def _bundled_library():
-    path = os.environ.get("RNGTRK_BUNDLE_LIBRARY")
-    if not path:
+    path = _library_to_bundle()
+    if path is None:
         return None
     major = _version().split(".")[0]
     with open(path, "rb") as f:

@@ -72,8 +72,9 @@ def open_first(tries):
         except OSError as error:
             failures.append(f"  {where}: {path}: {error}")
     raise OSError("rngtrk: cannot load librngtrk; tried, in order:\n" + "\n".join(failures) +
-                  "\nBuild it with `make` in the rngtrk repository, install it (`make install`), "
-                  "or set RNGTRK_LIBRARY to the path of librngtrk.so.")
+                  "\nTwo ways out: install this package from an rngtrk checkout (`pip install bindings/python` "
+                  "builds the library and puts it in the package), or set RNGTRK_LIBRARY to the path of a "
+                  "librngtrk.so.0 (`make` in the checkout builds build/librngtrk.so.0).")
 
 
 def is_compatible(library_number, header=HEADER_VERSION):

@@ -19,10 +19,18 @@ _DTYPES = {}
 _C_TYPES = {"uint32": "uint32_t[]", "float32": "float[]"}
 
 
+def _numpy():
+    try:
+        import numpy
+    except ImportError:
+        raise ImportError("rngtrk: generating numbers needs numpy, which is not installed "
+                          "(Debian: apt-get install python3-numpy; or pip install numpy)") from None
+    return numpy
+
+
 def _dtype(kind):
     if kind not in _DTYPES:
-        import numpy
-        _DTYPES[kind] = numpy.dtype(kind)
+        _DTYPES[kind] = _numpy().dtype(kind)
     return _DTYPES[kind]
 
 
@@ -33,7 +41,7 @@ def output_array(count, out, kind):
     dtype = _dtype(kind)
     if count > sys.maxsize // dtype.itemsize:
         raise RngtrkOverflowError(f"{count} elements of {kind} do not fit in memory's address range")
-    import numpy  # already imported by _dtype: a dictionary lookup
+    numpy = _numpy()  # already imported by _dtype: a dictionary lookup
     if out is None:
         return numpy.empty(count, dtype=dtype)
     if not isinstance(out, numpy.ndarray):

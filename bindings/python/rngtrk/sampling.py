@@ -33,6 +33,20 @@ def _pick(table, value, what):
         raise invalid(f"unknown {what} {value!r}; one of {', '.join(table)}") from None
 
 
+# The keyword parameters every sampling call takes (docs/streams.md).
+SPEC_PARAMETERS = ("low", "high", "mean", "std", "p", "sm_count", "max_threads_per_sm", "numel", "threads")
+
+
+def spec_for(caller, layout, dist, dtype, params):
+    """make_spec for the public function `caller`: an unknown keyword is a
+    TypeError naming `caller`, as Python names the function it was given to."""
+    for name in params:
+        if name not in SPEC_PARAMETERS:
+            raise TypeError(f"{caller}() got an unexpected keyword argument {name!r} "
+                            f"(sampling parameters: {', '.join(SPEC_PARAMETERS)})")
+    return make_spec(layout, dist, dtype, **params)
+
+
 def make_spec(layout="stateless", dist="uniform", dtype="f32", *, low=None, high=None, mean=None, std=None,
               p=None, sm_count=None, max_threads_per_sm=None, numel=0, threads=1):
     """A filled rngtrk_sample_spec (cffi struct) for these choices."""
@@ -69,7 +83,7 @@ def sample(state, count, first=0, out=None, *, layout="stateless", dist="uniform
     params: low/high, mean/std, p, sm_count, max_threads_per_sm, numel,
     threads) for `state` (a PhiloxState or its 16 bytes)."""
     state = as_state(state)
-    spec = make_spec(layout, dist, dtype, **params)
+    spec = spec_for("sample", layout, dist, dtype, params)
     count, first = _u64(count, "count"), _u64(first, "first")
     array = _output(count, out, dtype)
     check(lib.rngtrk_sample(state._as_c(), spec, first, count, _buffer(array), array.nbytes))
@@ -82,7 +96,7 @@ def sample_slice(state, global_shape, start, local_shape, out=None, *, layout="s
     global_shape, shaped local_shape: the same bits as cutting it out of
     the whole tensor."""
     state = as_state(state)
-    spec = make_spec(layout, dist, dtype, **params)
+    spec = spec_for("sample_slice", layout, dist, dtype, params)
     dims = [tuple(_u64(v, name) for v in values)
             for values, name in ((global_shape, "global_shape"), (start, "start"), (local_shape, "local_shape"))]
     if not len(dims[0]) == len(dims[1]) == len(dims[2]):
@@ -100,7 +114,8 @@ def sample_slice(state, global_shape, start, local_shape, out=None, *, layout="s
 def offset_increment(numel, *, layout="stateless", dist="uniform", dtype="f32", **params):
     """How far a tracker moves when it draws a tensor of `numel` elements."""
     out = ffi.new("uint64_t *")
-    check(lib.rngtrk_sample_offset_increment(make_spec(layout, dist, dtype, **params), _u64(numel, "numel"), out))
+    check(lib.rngtrk_sample_offset_increment(spec_for("offset_increment", layout, dist, dtype, params), _u64(numel, "numel"),
+                                             out))
     return out[0]
 
 

@@ -319,8 +319,8 @@ class Tracker:
         """Draws a 1-D tensor of `count` elements (see rngtrk.sample) from the
         active state and advances it by what the layout consumes; returns the
         array.  `out` is checked before the state moves."""
-        from .sampling import _buffer, _output, make_spec
-        spec = make_spec(layout, dist, dtype, **params)
+        from .sampling import _buffer, _output, spec_for
+        spec = spec_for("Tracker.sample", layout, dist, dtype, params)
         count = _u64(count, "count")
         array = _output(count, out, dtype)
         with self._lock:
@@ -332,8 +332,8 @@ class Tracker:
         """This rank's box of a tensor (see rngtrk.sample_slice), drawn from the
         active state, which advances by what the whole tensor consumes: the
         same on every rank holding a box of it."""
-        from .sampling import _buffer, _output, make_spec
-        spec = make_spec(layout, dist, dtype, **params)
+        from .sampling import _buffer, _output, spec_for
+        spec = spec_for("Tracker.sample_slice", layout, dist, dtype, params)
         dims = [tuple(_u64(v, "shape") for v in d) for d in (global_shape, start, local_shape)]
         if not len(dims[0]) == len(dims[1]) == len(dims[2]):
             raise invalid("global_shape, start and local_shape need the same number of dimensions")

@@ -72,3 +72,31 @@ def test_restoring_a_fork_twice_and_loading_inside_a_fork(t):
     with pytest.raises(rngtrk.ForkOrderError):
         fork.__exit__(None, None, None)
     assert snapshot(t) == after
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda t: rngtrk.sample(PhiloxState(1, 0), 4, lo=0.5), "sample"),
+    (lambda t: rngtrk.sample_slice(PhiloxState(1, 0), (4,), (0,), (4,), sigma=2), "sample_slice"),
+    (lambda t: rngtrk.offset_increment(4, sm=1), "offset_increment"),
+    (lambda t: t.sample(4, probability=0.5), "Tracker.sample"),
+    (lambda t: t.sample_slice((4,), (0,), (4,), mu=0), "Tracker.sample_slice"),
+])
+def test_an_unknown_keyword_names_the_public_function(t, call, name):
+    before = snapshot(t)
+    with pytest.raises(TypeError, match=rf"^{name}\(\) got an unexpected keyword argument"):
+        call(t)
+    assert snapshot(t) == before
+
+
+def test_without_numpy_import_works_and_generation_names_numpy_and_its_package():
+    from conftest import run_python
+    code = ("import sys; sys.modules['numpy'] = None\n"  # `import numpy` now raises ImportError
+            "import rngtrk\n"
+            "t = rngtrk.Tracker(); t.add('a', 1)\n"  # the tracker needs no numpy
+            "try:\n"
+            "    rngtrk.uniform_f32(rngtrk.PhiloxState(0, 0), 4)\n"
+            "except ImportError as e:\n"
+            "    print(e)\n")
+    result = run_python(code)
+    assert result.returncode == 0, result.stderr
+    assert "needs numpy" in result.stdout and "python3-numpy" in result.stdout

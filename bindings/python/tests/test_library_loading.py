@@ -83,6 +83,8 @@ def test_outside_a_checkout_with_no_library_anywhere_the_error_lists_what_was_tr
     assert f"package folder: {tmp_path / 'rngtrk' / _library.SONAME}" in result.stderr
     assert f"dynamic loader: {_library.SONAME}" in result.stderr
     assert "checkout build/" not in result.stderr
+    # ... and names the two ways out.
+    assert "pip install bindings/python" in result.stderr and "set RNGTRK_LIBRARY" in result.stderr
 
 
 @pytest.fixture

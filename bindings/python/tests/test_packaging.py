@@ -1,5 +1,7 @@
 """`pip install bindings/python` works offline (in-tree build backend, no
-build requirement to fetch), and the installed package finds the library."""
+build requirement to fetch), bundles the library built in this checkout,
+and the installed package works from any directory with no environment
+variable."""
 import os
 import subprocess
 import sys
@@ -42,6 +44,21 @@ def run_in(venv, cwd, env):
                           cwd=cwd, env=full_env)
 
 
+def test_a_plain_pip_install_works_from_any_directory_without_environment_variables(venv, tmp_path):
+    result = pip_install(venv)
+    assert result.returncode == 0, result.stdout + result.stderr
+    code = ("import rngtrk; print(rngtrk.uniform_f32(rngtrk.PhiloxState(0, 0), 4)); "
+            "print(rngtrk.library_path); print(rngtrk.__file__)")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RNGTRK_LIBRARY", "LD_LIBRARY_PATH")}
+    run = subprocess.run([str(venv / "bin" / "python"), "-c", code], capture_output=True, text=True,
+                         cwd="/tmp", env=env)
+    assert run.returncode == 0, run.stderr
+    values, library, module = run.stdout.split("\n")[:3]
+    assert values.startswith("[") and len(values.strip("[]").split()) == 4
+    assert library == os.path.join(os.path.dirname(module), "librngtrk.so.0")
+    assert module.startswith(str(venv))
+
+
 def test_pip_installs_offline_and_the_package_uses_rngtrk_library(venv, tmp_path):
     result = pip_install(venv)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -60,13 +77,16 @@ def test_a_wheel_can_carry_the_library_in_the_package_folder(venv, tmp_path):
     assert library == os.path.join(os.path.dirname(module), "librngtrk.so.0")
 
 
-def test_the_wheel_records_every_file_with_its_hash(tmp_path):
+@pytest.mark.parametrize("bundle", ["", "none"])
+def test_the_wheel_records_every_file_with_its_hash(tmp_path, monkeypatch, bundle):
     sys.path.insert(0, os.path.join(BINDING_DIR, "build_backend"))
     try:
         import rngtrk_build
     finally:
         sys.path.pop(0)
-    wheel = zipfile.ZipFile(tmp_path / rngtrk_build.build_wheel(str(tmp_path)))
+    monkeypatch.setenv("RNGTRK_BUNDLE_LIBRARY", bundle)
+    name = rngtrk_build.build_wheel(str(tmp_path))
+    wheel = zipfile.ZipFile(tmp_path / name)
     record = wheel.read("rngtrk-0.1.0.dist-info/RECORD").decode().splitlines()
     names = set(wheel.namelist())
     assert {line.split(",")[0] for line in record} == names
@@ -74,7 +94,11 @@ def test_the_wheel_records_every_file_with_its_hash(tmp_path):
         path, digest, size = line.split(",")
         if digest:
             assert int(size) == len(wheel.read(path))
-    assert "rngtrk/_cdef.py" in names and not any(n.endswith(".so.0") for n in names)
+    assert "rngtrk/_cdef.py" in names
+    # From a checkout the library is in the wheel (tagged for this platform)
+    # unless RNGTRK_BUNDLE_LIBRARY=none asks for a pure-Python one.
+    assert ("rngtrk/librngtrk.so.0" in names) == (bundle != "none")
+    assert name.endswith("py3-none-any.whl") == (bundle == "none")
     metadata = wheel.read("rngtrk-0.1.0.dist-info/METADATA").decode()
     assert "Requires-Dist: cffi>=1.12" in metadata
 
