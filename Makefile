@@ -128,9 +128,10 @@ $(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h Makefile
 	@mkdir -p $(BUILD)
 	$(call make_pc,$@)
 
-# The rngtrk command uses only the public C API, linked to the shared object.
-$(CLI): tools/rngtrk_cli.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
-	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ tools/rngtrk_cli.c -lm \
+# The rngtrk command (tools/cli/) uses only the public C API, linked to the shared object.
+CLI_SOURCES := $(wildcard tools/cli/*.c)
+$(CLI): $(CLI_SOURCES) tools/cli/cli.h c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ic_api -o $@ $(CLI_SOURCES) -lm \
 	    -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
 
 install: lib $(CLI) $(DEVICE_HEADER)
@@ -143,13 +144,20 @@ install: lib $(CLI) $(DEVICE_HEADER)
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	$(call make_pc,$(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc)
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc
-	$(CC) -std=c99 -O2 -Ic_api -o $(DESTDIR)$(BINDIR)/rngtrk tools/rngtrk_cli.c -lm \
+	$(CC) -std=c99 -O2 -D_POSIX_C_SOURCE=200809L -Ic_api -o $(DESTDIR)$(BINDIR)/rngtrk $(CLI_SOURCES) -lm \
 	    -L$(BUILD) -lrngtrk -Wl,-rpath,$(LIBDIR)
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/rngtrk.h $(DESTDIR)$(INCLUDEDIR)/rngtrk_device.cuh $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc \
 	      $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/librngtrk.so $(DESTDIR)$(LIBDIR)/librngtrk.a $(DESTDIR)$(BINDIR)/rngtrk
+	@# The folders install made, when nothing else is in them (under a
+	@# DESTDIR, their parents too, up to it).
+	@for d in $(PKGCONFIGDIR) $(LIBDIR) $(INCLUDEDIR) $(BINDIR); do \
+	    while [ -d "$(DESTDIR)$$d" ] && [ "$$d" != / ] && rmdir "$(DESTDIR)$$d" 2>/dev/null; do \
+	        [ -n "$(DESTDIR)" ] || break; d=$$(dirname "$$d"); \
+	    done; \
+	done
 
 # The Python binding's cffi declarations come from the header (checked in, so
 # importing needs no compiler; `make test` fails when they are stale).

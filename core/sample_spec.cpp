@@ -21,6 +21,19 @@ const char *dist_name(int d) {
     }
 }
 
+const char *dtype_name(int t) {
+    switch (t) {
+        case RNGTRK_DTYPE_U8: return "U8";
+        case RNGTRK_DTYPE_U32: return "U32";
+        case RNGTRK_DTYPE_U64: return "U64";
+        case RNGTRK_DTYPE_F16: return "F16";
+        case RNGTRK_DTYPE_BF16: return "BF16";
+        case RNGTRK_DTYPE_F32: return "F32";
+        case RNGTRK_DTYPE_F64: return "F64";
+        default: return "?";
+    }
+}
+
 // Whether the distribution makes elements of this dtype.
 bool dtype_allowed(int dist, int dtype, bool for_dropout) {
     switch (dist) {
@@ -44,9 +57,8 @@ void check_kinds(int layout, int dist, int dtype, bool for_dropout) {
     if (for_dropout && dist != RNGTRK_DIST_BERNOULLI)
         fail(RNGTRK_E_INVALID_ARGUMENT, "dropout needs the BERNOULLI distribution");
     if (!dtype_allowed(dist, dtype, for_dropout))
-        fail(RNGTRK_E_INVALID_ARGUMENT, std::string("distribution ") + dist_name(dist) +
-                                            " does not make dtype " + std::to_string(dtype) +
-                                            (for_dropout ? " (dropout takes F32)" : ""));
+        fail(RNGTRK_E_INVALID_ARGUMENT, std::string("distribution ") + dist_name(dist) + " does not make dtype " +
+                                            dtype_name(dtype) + (for_dropout ? " (dropout takes F32)" : ""));
 }
 
 uint16_t to_16(DType dtype, float v) { return dtype == DType::f16 ? det::to_f16_bits(v) : det::to_bf16_bits(v); }

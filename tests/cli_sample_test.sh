@@ -30,14 +30,26 @@ got=$("$cli" sample --layout torch-eager-cuda --dist uniform --dtype f32 --seed 
 got=$("$cli" sample --layout stateless --dist bits --dtype u32 --seed 0 --offset 0 --count 1)
 [ "$got" = "1713891541" ] || { echo "FAIL: decimal u32 output: $got"; fail=1; }   # 0x6627e8d5
 for bad in "--layout nope --dist bits --dtype u32 --seed 1 --offset 0 --count 1" \
-           "--layout stateless --dist bits --dtype u32 --seed 1 --count 1" \
+           "--layout stateless --dist bits --dtype u32 --count 1" \
            "--layout stateless --dist bits --dtype u32 --seed x --offset 0 --count 1" \
            "--layout stateless --dist bits --dtype u32 --seed 1 --offset 0 --count 1 --bogus 3"; do
     # shellcheck disable=SC2086
     if "$cli" sample $bad >/dev/null 2>&1; then echo "FAIL: accepted: $bad"; fail=1; fi
 done
-# A library refusal (misaligned offset) exits 1 with one line on stderr.
+# The documented defaults (stateless, uniform, f32, offset 0, first 0) are optional.
+[ "$("$cli" sample --seed 7 --count 3)" = "$("$cli" sample --layout stateless --dist uniform --dtype f32 --seed 7 \
+    --offset 0 --first 0 --count 3)" ] || { echo "FAIL: defaults"; fail=1; }
+[ "$("$cli" sample --seed 7 --count 1 --dist bits)" = "$("$cli" sample --seed 7 --count 1 --dist bits --dtype u32)" ] ||
+    { echo "FAIL: bits defaults to u32"; fail=1; }
+# Streaming: ten billion values start at once, in 256 MiB of address space,
+# and equal one library call's values however the output is chunked.
+first=$( (ulimit -v 262144; "$cli" sample --seed 1 --count 10000000000 | head -1) )
+[ "$first" = "$("$cli" sample --seed 1 --count 1)" ] || { echo "FAIL: streaming: $first"; fail=1; }
+a=$("$cli" sample --layout torch-eager-cuda --seed 3 --first 65530 --count 20 --bits | md5sum)
+b=$("$cli" sample --layout torch-eager-cuda --seed 3 --count 65550 --bits | tail -20 | md5sum)
+[ "$a" = "$b" ] || { echo "FAIL: a range across a chunk boundary differs from the whole tensor's"; fail=1; }
+# A misaligned offset is a usage error: exit 2, one line on stderr.
 err=$("$cli" sample --layout stateless --dist bits --dtype u32 --seed 1 --offset 2 --count 1 2>&1 >/dev/null); code=$?
-[ $code -eq 1 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || { echo "FAIL: misaligned offset: exit $code: $err"; fail=1; }
+[ $code -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || { echo "FAIL: misaligned offset: exit $code: $err"; fail=1; }
 [ $fail -eq 0 ] && echo "cli sample: $checked vector lines identical"
 exit $fail

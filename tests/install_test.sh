@@ -32,6 +32,12 @@ $cc -std=c99 -o "$stage/consumer_static" "$top/tests/c/installed_consumer.c" \
     $(pkg-config --static --libs rngtrk | sed -e 's/-lrngtrk //' -e "s|-L$stage$prefix/lib||" -e "s|$stage/usr/local/cuda|/usr/local/cuda|g")
 "$stage/consumer_static"
 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" uninstall DESTDIR="$stage" PREFIX="$prefix" >/dev/null
-left=$(find "$stage$prefix" -type f -o -type l)
-[ -z "$left" ] || { echo "FAIL: uninstall left: $left"; exit 1; }
+# Nothing is left, not even the folders install made.
+[ ! -e "$stage$prefix" ] || { echo "FAIL: uninstall left: $(find "$stage$prefix")"; exit 1; }
+# A folder that holds something else stays.
+mkdir -p "$stage/keep/lib" && : >"$stage/keep/lib/other.so"
+env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" install DESTDIR="$stage" PREFIX=/keep >/dev/null
+env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" uninstall DESTDIR="$stage" PREFIX=/keep >/dev/null
+[ -e "$stage/keep/lib/other.so" ] && [ ! -e "$stage/keep/include" ] ||
+    { echo "FAIL: uninstall removed a folder in use, or left an empty one: $(find "$stage/keep")"; exit 1; }
 echo "install: ok (make install/uninstall, pkg-config shared and static)"

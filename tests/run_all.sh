@@ -105,6 +105,8 @@ check "rngtrk command" "$top/tests/cli_test.sh" "$build/rngtrk" "$top/tests/vect
 check "rngtrk inspect on hostile files (one-line errors, bounded memory)" "$top/tests/cli_fault_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "rngtrk seeds and dtensor-offsets" "$top/tests/cli_distributed_test.sh" "$build/rngtrk"
 check "rngtrk sample: the shared sample vectors" "$top/tests/cli_sample_test.sh" "$build/rngtrk" "$top/tests/vectors"
+check "rngtrk error manners: one line, the subcommand's prefix, names, exit 2 or 1; help" \
+    "$top/tests/cli_errors_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "README example" "$top/tests/readme_example_test.sh"
 check "fresh clone: plain make builds everything, make -j2 demo runs from make clean" "$top/tests/fresh_clone_test.sh"
 demo_dir=$(mktemp -d)

@@ -13,9 +13,11 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.cpp c_api/rngtrk.h $(wildcard core/*.cpp
 	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD)/lib CUDA=0 CXX=$(FUZZ_CXX) OPTFLAGS="-O1" \
 	    CXXFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_BUILD)/lib/librngtrk.a
 	@mkdir -p $(FUZZ_BUILD)
-	$(FUZZ_CC) -std=c99 -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -Ic_api -Dmain=rngtrk_cli_main -w \
-	    -c tools/rngtrk_cli.c -o $(FUZZ_BUILD)/cli.o
-	$(FUZZ_CXX) -std=c++17 -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Ic_api -o $@ $< $(FUZZ_BUILD)/cli.o \
+	for f in $(CLI_SOURCES); do \
+	    $(FUZZ_CC) -std=c99 -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -D_POSIX_C_SOURCE=200809L -Ic_api \
+	        -Dmain=rngtrk_cli_main -w -c $$f -o $(FUZZ_BUILD)/cli_$$(basename $$f .c).o || exit 1; \
+	done
+	$(FUZZ_CXX) -std=c++17 -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Ic_api -o $@ $< $(FUZZ_BUILD)/cli_*.o \
 	    $(FUZZ_BUILD)/lib/librngtrk.a -lm -pthread
 
 .PHONY: fuzz

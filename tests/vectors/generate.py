@@ -95,13 +95,23 @@ def encode_checkpoint(default, states, version=None, total_length=None, crc=None
     return data + struct.pack("<I", zlib.crc32(data) if crc is None else crc)
 
 
-def canonical_json(default, states, version=FORMAT_VERSION):
-    """One line, as Python's json.dumps(ensure_ascii=False) writes it."""
+POLICY_NAMES = ["megatron", "slapo", "derived"]
+FLAG_NAMES = [(1, "dp-random-init"), (2, "always-enable-tp-seed")]
+
+
+def canonical_json(default, states, version=FORMAT_VERSION, origin=None):
+    """One line, as Python's json.dumps(ensure_ascii=False) writes it.
+    `origin` (policy, flags, seed, tp, pp, dp, ep, etp) comes last."""
     obj = {
         "format_version": version,
         "default": {"seed": default[0], "offset": default[1]},
         "states": [{"name": n.decode("utf-8"), "seed": s, "offset": o} for n, s, o in states],
     }
+    if origin is not None:
+        policy, flags, seed, tp, pp, dp, ep, etp = origin
+        obj["origin"] = {"policy": POLICY_NAMES[policy], "seed": seed,
+                         "flags": [name for bit, name in FLAG_NAMES if flags & bit],
+                         "rank": {"tp": tp, "pp": pp, "dp": dp, "ep": ep, "etp": etp}}
     return json.dumps(obj, ensure_ascii=False) + "\n"
 
 
@@ -367,7 +377,8 @@ def all_files():
                  (b"expert-parallel-rng", s + 1024 + 100 * 1 + 0, 0)]
     origin = (0, 0, 1234, 3, 1, 2, 1, 0)  # policy megatron, flags 0, seed, tp, pp, dp, ep, etp
     files["checkpoints/megatron_rank_v2.rtck"] = encode_checkpoint((s, 8), v2_states, origin=origin)
-    files["checkpoints/megatron_rank_v2.json"] = canonical_json((s, 8), v2_states, version=2).encode("utf-8")
+    files["checkpoints/megatron_rank_v2.json"] = canonical_json((s, 8), v2_states, version=2,
+                                                                origin=origin).encode("utf-8")
     expected = ["# file expected-status (each file must fail to load with that status)"]
     for name, (data, status) in INVALID.items():
         files["checkpoints/invalid/%s.rtck" % name] = data

@@ -1,27 +1,44 @@
-"""python3 -m rngtrk: the same commands, and the same output, as the C `rngtrk`.
+"""python3 -m rngtrk: the C `rngtrk` command's inspect and version, with the
+same output, the same one-line errors and the same exit codes (0 success,
+1 a data error, 2 a usage error).
 
     python3 -m rngtrk inspect FILE   print a checkpoint as canonical JSON
     python3 -m rngtrk version        print the library version
+    python3 -m rngtrk help           this list
 """
+import difflib
 import sys
 
 from . import version_string
 from .checkpoint_json import read_checkpoint_file, to_json
 from .errors import RngtrkError
 
-USAGE = ("usage: rngtrk inspect FILE   print a checkpoint as canonical JSON\n"
-         "       rngtrk version        print the library version\n")
+COMMANDS = {"inspect": "print a checkpoint as one line of canonical JSON",
+            "version": "print the library's version",
+            "help": "this list"}
+USAGE = "usage: python3 -m rngtrk COMMAND\n\ncommands:\n" + "".join(
+    f"  {name:<17} {summary}\n" for name, summary in COMMANDS.items())
 
 
-def inspect(path):
+def error(command, message, code):
+    print(f"rngtrk{' ' + command if command else ''}: {message}", file=sys.stderr)
+    return code
+
+
+def inspect(args):
+    if not args:
+        return error("inspect", "needs a FILE (see rngtrk help inspect)", 2)
+    if args[0].startswith("-") and args[0] != "-":
+        return error("inspect", f"unknown option {args[0]}", 2)
+    if len(args) > 1:
+        return error("inspect", f"takes one FILE; unexpected '{args[1]}'", 2)
+    path = args[0]
     try:
         line = to_json(read_checkpoint_file(path))
-    except OSError as error:
-        print(f"rngtrk: {path}: {error.strerror or error}", file=sys.stderr)
-        return 1
-    except (ValueError, RngtrkError) as error:
-        print(f"rngtrk: {path}: {error}", file=sys.stderr)
-        return 1
+    except OSError as e:
+        return error("inspect", f"{path}: {e.strerror or e}", 1)
+    except (ValueError, RngtrkError) as e:
+        return error("inspect", f"{path}: {e}", 1)
     # UTF-8 whatever the locale: the C tool writes the names' bytes as they are.
     sys.stdout.buffer.write((line + "\n").encode("utf-8"))
     sys.stdout.flush()
@@ -29,16 +46,24 @@ def inspect(path):
 
 
 def main(argv):
-    if argv == ["version"]:
-        print(version_string())
-        return 0
-    if argv in (["--help"], ["-h"]):
+    if not argv:
+        sys.stderr.write(USAGE)
+        return 2
+    command, args = argv[0], argv[1:]
+    if command in ("help", "--help", "-h"):
         sys.stdout.write(USAGE)
         return 0
-    if len(argv) == 2 and argv[0] == "inspect":
-        return inspect(argv[1])
-    sys.stderr.write(USAGE)
-    return 2
+    if command in ("version", "--version"):
+        if args:
+            return error("version", "takes no arguments", 2)
+        print(version_string())
+        return 0
+    if command == "inspect":
+        return inspect(args)
+    guess = difflib.get_close_matches(command, list(COMMANDS), n=1)
+    if guess:
+        return error(None, f"unknown command '{command}' (did you mean '{guess[0]}'?)", 2)
+    return error(None, f"unknown command '{command}'; commands: {', '.join(COMMANDS)}", 2)
 
 
 if __name__ == "__main__":

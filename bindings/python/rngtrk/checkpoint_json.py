@@ -3,13 +3,36 @@
 One line: {"format_version": N, "default": {"seed": S, "offset": O},
 "states": [{"name": "...", "seed": S, "offset": O}, ...]}, keys in that
 order, states in stored order, integers as JSON numbers; exactly what
-json.dumps(..., ensure_ascii=False) writes.  The C `rngtrk inspect` and the
+json.dumps(..., ensure_ascii=False) writes.  A version-2 checkpoint that
+records who it belongs to adds, last, "origin": {"policy": "megatron",
+"seed": S, "flags": ["dp-random-init", ...], "rank": {"tp": T, "pp": P,
+"dp": D, "ep": E, "etp": F}}.  The C `rngtrk inspect` and the
 Rust example print the same bytes.  Decoding goes through the library
 (Tracker.load), so a damaged checkpoint raises its usual exception.
 """
 import json
 
+from ._library import ffi, lib
+from .errors import check
 from .tracker import Tracker
+
+POLICY_NAMES = {lib.RNGTRK_POLICY_MEGATRON: "megatron", lib.RNGTRK_POLICY_SLAPO: "slapo",
+                lib.RNGTRK_POLICY_DERIVED: "derived"}
+FLAG_NAMES = ((lib.RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT, "dp-random-init"),
+              (lib.RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED, "always-enable-tp-seed"))
+
+
+def _origin(tracker):
+    """The tracker's origin as a dict in canonical key order, or None."""
+    origin = ffi.new("rngtrk_origin *")
+    with tracker._lock:
+        check(lib.rngtrk_tracker_get_origin(tracker._live(), origin))
+    if not origin.present:
+        return None
+    rank = origin.rank
+    return {"policy": POLICY_NAMES.get(origin.policy, "?"), "seed": origin.seed,
+            "flags": [name for bit, name in FLAG_NAMES if origin.flags & bit],
+            "rank": {"tp": rank.tp, "pp": rank.pp, "dp": rank.dp, "ep": rank.ep, "etp": rank.etp}}
 
 # Header fields read before the rest of a file (docs/checkpoint-format.md).
 MAGIC = b"RNGTRKCK"
@@ -22,11 +45,16 @@ def describe(data):
         tracker.load(data)
         default = tracker.get_default()
         states = [(name, tracker.get_state(name)) for name in tracker.names()]
-    return {
-        "format_version": int.from_bytes(bytes(data[8:12]), "little"),
+        origin = _origin(tracker)
+    version = int.from_bytes(bytes(data[8:12]), "little")
+    described = {
+        "format_version": version,
         "default": {"seed": default.seed, "offset": default.offset},
         "states": [{"name": name, "seed": s.seed, "offset": s.offset} for name, s in states],
     }
+    if version >= 2 and origin is not None:
+        described["origin"] = origin
+    return described
 
 
 def to_json(data):

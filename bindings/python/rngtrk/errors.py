@@ -22,8 +22,12 @@ class RngtrkError(Exception):
         super().__init__(message)
 
     def __str__(self):
-        # KeyError would otherwise print the repr() of the message.
-        return f"{status_string(self.code)}: {self.message}" if self.code is not None else self.message
+        # KeyError would otherwise print the repr() of the message.  The
+        # status is named once: some messages already start with it.
+        if self.code is None:
+            return self.message
+        what = status_string(self.code)
+        return self.message if self.message.startswith(what) else f"{what}: {self.message}"
 
     def __reduce__(self):
         return (_rebuild, (type(self), self.message, self.code))

@@ -40,16 +40,29 @@ def test_inspect_prints_the_golden_json(json_path):
 def test_errors_are_one_line_on_stderr_and_exit_1(tmp_path):
     foreign = tmp_path / "foreign.bin"
     foreign.write_bytes(b"PK\x03\x04 not a checkpoint")
-    result = python_tool("inspect", str(foreign))
-    assert result.returncode == 1 and result.stdout == b""
-    assert result.stderr.decode() == f"rngtrk: {foreign}: not an rngtrk checkpoint (bad magic)\n"
+    (tmp_path / "folder.rtck").mkdir()
+    for path, message in ((foreign, "not an rngtrk checkpoint (bad magic)"),
+                          (tmp_path / "folder.rtck", "Is a directory")):
+        result = python_tool("inspect", str(path))
+        assert result.returncode == 1 and result.stdout == b""
+        assert result.stderr.decode() == f"rngtrk inspect: {path}: {message}\n"
+        assert (result.returncode, result.stderr) == (c_tool("inspect", str(path)).returncode,
+                                                      c_tool("inspect", str(path)).stderr)
 
 
-def test_version_usage_and_unknown_commands():
-    assert python_tool("version").stdout == c_tool("version").stdout
-    assert python_tool("--help").returncode == 0 and b"inspect FILE" in python_tool("--help").stdout
-    for args in ([], ["bogus"], ["inspect"]):
-        py, c = python_tool(*args), c_tool(*args)
-        assert py.returncode == c.returncode == 2
-        # The C tool also has `sample`; both usages start with inspect.
-        assert py.stderr.startswith(b"usage: rngtrk inspect FILE") and c.stderr.startswith(py.stderr.split(b"\n")[0])
+@pytest.mark.parametrize("args", [["inspect"], ["inspect", "a", "b"], ["inspect", "--bogus"], ["version", "x"],
+                                  ["inspekt", "x"]])
+def test_usage_errors_are_the_c_tools(args):
+    py, c = python_tool(*args), c_tool(*args)
+    assert py.returncode == c.returncode == 2
+    assert py.stdout == b"" and py.stderr.count(b"\n") == 1
+    assert py.stderr == c.stderr
+
+
+def test_version_help_and_bare_usage():
+    assert python_tool("version").stdout == c_tool("version").stdout == python_tool("--version").stdout
+    for form in ("help", "--help", "-h"):
+        result = python_tool(form)
+        assert result.returncode == 0 and b"  inspect " in result.stdout and result.stderr == b""
+    bare = python_tool()
+    assert bare.returncode == 2 and bare.stderr.startswith(b"usage: python3 -m rngtrk COMMAND")

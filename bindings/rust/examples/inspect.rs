@@ -29,6 +29,9 @@ fn describe(error: &io::Error) -> String {
 /// reading the rest.
 fn read_checkpoint(path: &str) -> Result<Vec<u8>, String> {
     let mut file = File::open(path).map_err(|e| describe(&e))?;
+    if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+        return Err(describe(&io::Error::from_raw_os_error(21))); // EISDIR, as C and Python say
+    }
     let mut head = Vec::with_capacity(HEADER_PREFIX_BYTES);
     (&mut file).take(HEADER_PREFIX_BYTES as u64).read_to_end(&mut head).map_err(|e| describe(&e))?;
     if head.len() < MAGIC.len() || &head[..MAGIC.len()] != MAGIC {
@@ -55,7 +58,7 @@ fn read_checkpoint(path: &str) -> Result<Vec<u8>, String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() != 1 {
-        eprintln!("usage: inspect FILE   print a checkpoint as canonical JSON");
+        eprintln!("rngtrk inspect: needs one FILE (usage: inspect FILE)");
         return ExitCode::from(2);
     }
     let path = &args[0];
@@ -69,7 +72,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(message) => {
-            eprintln!("rngtrk: {}: {}", path, message);
+            eprintln!("rngtrk inspect: {}: {}", path, message);
             ExitCode::from(1)
         }
     }

@@ -2,6 +2,7 @@
 use std::fmt::Write;
 
 use crate::error::Error;
+use crate::sys;
 use crate::tracker::Tracker;
 
 /// Writes `s` as a JSON string the way Python's
@@ -29,8 +30,11 @@ fn push_json_string(out: &mut String, s: &str) {
 /// The canonical JSON line (without newline) of checkpoint bytes:
 /// `{"format_version": N, "default": {"seed": S, "offset": O}, "states":
 /// [{"name": "...", "seed": S, "offset": O}, ...]}`, keys in that order,
-/// states in stored order: byte for byte what `rngtrk inspect` (C) and
-/// `python3 -m rngtrk inspect` print.  Decoding goes through the library,
+/// states in stored order, and for a version-2 checkpoint that records who
+/// it belongs to, last, `"origin": {"policy": "megatron", "seed": S,
+/// "flags": [...], "rank": {"tp": T, "pp": P, "dp": D, "ep": E, "etp": F}}`:
+/// byte for byte what `rngtrk inspect` (C) and `python3 -m rngtrk inspect`
+/// print.  Decoding goes through the library,
 /// so damaged bytes give its usual error.
 pub fn checkpoint_to_json(bytes: &[u8]) -> Result<String, Error> {
     let mut tracker = Tracker::new()?;
@@ -48,6 +52,32 @@ pub fn checkpoint_to_json(bytes: &[u8]) -> Result<String, Error> {
         push_json_string(&mut out, name);
         let _ = write!(out, ", \"seed\": {}, \"offset\": {}}}", state.seed, state.offset);
     }
-    out.push_str("]}");
+    out.push(']');
+    let origin = tracker.origin_raw()?;
+    if version >= 2 && origin.present != 0 {
+        let policy = ["megatron", "slapo", "derived"].get(origin.policy as usize).copied().unwrap_or("?");
+        let flags: Vec<&str> = [
+            (sys::RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT, "\"dp-random-init\""),
+            (sys::RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED, "\"always-enable-tp-seed\""),
+        ]
+        .iter()
+        .filter(|(bit, _)| origin.flags & bit != 0)
+        .map(|(_, name)| *name)
+        .collect();
+        let r = origin.rank;
+        let _ = write!(
+            out,
+            ", \"origin\": {{\"policy\": \"{}\", \"seed\": {}, \"flags\": [{}], \"rank\": {{\"tp\": {}, \"pp\": {}, \"dp\": {}, \"ep\": {}, \"etp\": {}}}}}",
+            policy,
+            origin.seed,
+            flags.join(", "),
+            r.tp,
+            r.pp,
+            r.dp,
+            r.ep,
+            r.etp
+        );
+    }
+    out.push('}');
     Ok(out)
 }

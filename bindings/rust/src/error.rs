@@ -108,8 +108,15 @@ impl Error {
 }
 
 impl fmt::Display for Error {
+    /// `"<status description>: <message>"`, the status named once: some
+    /// messages already start with it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", status_string(self.code), self.message)
+        let what = status_string(self.code);
+        if self.message.starts_with(what) {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", what, self.message)
+        }
     }
 }
 
