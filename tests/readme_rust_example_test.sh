@@ -1,11 +1,18 @@
 #!/bin/sh
-# README.md's Rust example is bindings/rust/examples/readme.rs, word for
-# word, and runs (cargo test has built it).
+# The documentation's Rust programs are the crate's examples, word for word,
+# and run (cargo test has built them): README.md's is examples/readme.rs,
+# docs/rust.md's is examples/tour.rs.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-block=$(sed -n '/<!-- readme-rust-example:begin -->/,/<!-- readme-rust-example:end -->/p' "$top/README.md" |
-        sed '1,2d;$d' | sed '$d')
-if [ "$block" != "$(cat "$top/bindings/rust/examples/readme.rs")" ]; then
-    echo "FAIL: README's Rust example differs from bindings/rust/examples/readme.rs"; exit 1
-fi
-"$top/build/rust/debug/examples/readme" | grep -q '^duplicate seed: seed 3952' || { echo "FAIL: the example's output"; exit 1; }
+examples="$top/build/rust/debug/examples"
+fail=0
+check() {  # check FILE MARKER EXAMPLE EXPECTED_OUTPUT_LINE_PATTERN
+    block=$(sed -n "/<!-- $2:begin -->/,/<!-- $2:end -->/p" "$1" | sed '1,2d;$d' | sed '$d')
+    if [ "$block" != "$(cat "$top/bindings/rust/examples/$3.rs")" ]; then
+        echo "FAIL: the Rust example in $1 differs from bindings/rust/examples/$3.rs"; fail=1
+    fi
+    "$examples/$3" | grep -q "$4" || { echo "FAIL: examples/$3 did not print $4"; fail=1; }
+}
+check "$top/README.md" readme-rust-example readme '^{"format_version": 1, "default"'
+check "$top/docs/rust.md" rust-example tour '^duplicate seed: seed 3952'
+exit $fail

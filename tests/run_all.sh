@@ -107,7 +107,8 @@ check "rngtrk seeds and dtensor-offsets" "$top/tests/cli_distributed_test.sh" "$
 check "rngtrk sample: the shared sample vectors" "$top/tests/cli_sample_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "rngtrk error manners: one line, the subcommand's prefix, names, exit 2 or 1; help" \
     "$top/tests/cli_errors_test.sh" "$build/rngtrk" "$top/tests/vectors"
-check "README example" "$top/tests/readme_example_test.sh"
+check "README's C example" "$top/tests/readme_example_test.sh"
+check "docs/c-api.md's C program" "$top/tests/readme_example_test.sh" "$top/docs/c-api.md" c-api-example
 check "fresh clone: plain make builds everything, make -j2 demo runs from make clean" "$top/tests/fresh_clone_test.sh"
 demo_dir=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$demo_dir"' EXIT
@@ -122,7 +123,7 @@ check "Rust: cargo doc builds without warnings" \
     sh -c "cd '$top/bindings/rust' && RUSTDOCFLAGS='-D warnings' '$cargo' doc --offline --no-deps --quiet"
 check "Rust: example inspect prints what the C tool prints" \
     "$top/tests/rust_inspect_test.sh" "$rust_examples/inspect" "$build/rngtrk" "$top/tests/vectors"
-check "README Rust example" "$top/tests/readme_rust_example_test.sh"
+check "README's and docs/rust.md's Rust examples" "$top/tests/readme_rust_example_test.sh"
 check "demo: Rust resumes C's checkpoint and draws the same numbers" "$rust_examples/demo_resume" "$demo_dir"
 
 echo "rngtrk: $passed passed, $failed failed, $skipped skipped"

@@ -7,6 +7,7 @@
 #   python       the Python binding (cffi, numpy)
 #   rust         the Rust crate (cargo: rustup's in ~/.cargo/bin, else Debian's)
 #   mpi          the Open MPI programs and the mpi4py example
+#   torch        PyTorch for the CPU (Debian's python3-torch), for rngtrk.torch's tests
 #   demo         build python rust mpi
 #   test         everything make test runs
 #   bench        make bench (Google Benchmark)
@@ -25,13 +26,14 @@ packages_of() {
         python) echo python3 python3-cffi python3-numpy ;;
         rust) echo ;;  # cargo is looked for as a command, below
         mpi) echo openmpi-bin libopenmpi-dev python3-mpi4py ;;
+        torch) echo python3-torch ;;
         demo) echo "$(packages_of build) $(packages_of python) $(packages_of mpi)" ;;
-        test) echo "$(packages_of build) $(packages_of python) $(packages_of mpi) gzip libgtest-dev" \
+        test) echo "$(packages_of build) $(packages_of python) $(packages_of mpi) $(packages_of torch) gzip libgtest-dev" \
                    "librandom123-dev librandom123-doc python3-pytest python3-hypothesis python3-venv" \
                    "python3-pip bindgen libclang-dev" ;;
         bench) echo libbenchmark-dev ;;
         reliability) echo valgrind clang-14 libclang-rt-14-dev ;;
-        *) echo "install-deps: unknown part '$1' (build python rust mpi demo test bench reliability)" >&2
+        *) echo "install-deps: unknown part '$1' (build python rust mpi torch demo test bench reliability)" >&2
            exit 2 ;;
     esac
 }
