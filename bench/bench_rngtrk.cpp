@@ -125,7 +125,7 @@ BENCHMARK(BM_reference_random123_loop)->Arg(kSmall)->Arg(1 << 18)->Arg(kLarge);
 void run_sample(benchmark::State &st, rngtrk_layout layout, rngtrk_distribution dist, rngtrk_dtype dtype,
                 size_t element_bytes, uint32_t threads = 1) {
     rngtrk_sample_spec spec;
-    rngtrk_sample_spec_init(&spec, layout, dist, dtype);
+    RNGTRK_SAMPLE_SPEC_INIT(&spec, layout, dist, dtype);
     spec.threads = threads;
     std::vector<unsigned char> out(static_cast<size_t>(st.range(0)) * element_bytes);
     const rngtrk_philox_state s{42, 0};

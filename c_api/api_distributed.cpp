@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "../core/distributed.h"
+#include "../core/versioned_struct.h"
 #include "api_convert.h"
 #include "api_guard.h"
 #include "api_tracker_handle.h"
@@ -44,24 +45,38 @@ RNGTRK_API rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64
     });
 }
 
+RNGTRK_API rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, size_t rank_size) {
+    return guarded([&] {
+        rngtrk_parallel_rank zero{};
+        rngtrk::init_versioned(rank, rank_size, RNGTRK_PARALLEL_RANK_MIN_SIZE, zero, "rank");
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_origin_init(rngtrk_origin *origin, size_t origin_size) {
+    return guarded([&] {
+        rngtrk_origin zero{};
+        rngtrk::init_versioned(origin, origin_size, RNGTRK_ORIGIN_MIN_SIZE, zero, "origin");
+    });
+}
+
 RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
                                                   const rngtrk_parallel_rank *rank, uint32_t flags) {
     return guarded([&] {
         require_pointer(t, "t");
-        require_pointer(rank, "rank");
-        if (policy < RNGTRK_POLICY_MEGATRON || policy > RNGTRK_POLICY_DERIVED)
+        const rngtrk_parallel_rank c = rngtrk::read_versioned(rank, RNGTRK_PARALLEL_RANK_MIN_SIZE, rngtrk_parallel_rank{}, "rank");
+        rngtrk::SeedPolicy p;
+        if (!rngtrk::seed_policy_from(static_cast<uint32_t>(policy), &p))
             rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown seed policy " + std::to_string(policy));
-        if (flags & ~uint32_t{RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT | RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED})
-            rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown seed flags");
-        const rngtrk::ParallelRank r{rank->tp, rank->pp, rank->dp, rank->ep, rank->etp};
-        const rngtrk::PolicySeeds seeds = rngtrk::policy_seeds(static_cast<rngtrk::SeedPolicy>(policy), seed, r, flags);
+        if (flags & ~rngtrk::kSeedKnownFlags) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown seed flags");
+        const rngtrk::ParallelRank r{c.tp, c.pp, c.dp, c.ep, c.etp};
+        const rngtrk::PolicySeeds seeds = rngtrk::policy_seeds(p, seed, r, flags);
         std::vector<rngtrk::NamedState> entries;
         for (const rngtrk::NamedSeed &n : seeds.named) entries.push_back({n.name, rngtrk::PhiloxState{n.seed, 0}});
         t->impl.set_states(std::move(entries));  // validates everything first
         t->impl.manual_seed(seeds.default_seed);
         rngtrk::Origin o;
-        o.present = true, o.policy = static_cast<uint32_t>(policy), o.flags = flags, o.seed = seed;
-        o.tp = rank->tp, o.pp = rank->pp, o.dp = rank->dp, o.ep = rank->ep, o.etp = rank->etp;
+        o.present = true, o.policy = p, o.flags = flags, o.seed = seed;
+        o.tp = c.tp, o.pp = c.pp, o.dp = c.dp, o.ep = c.ep, o.etp = c.etp;
         t->impl.set_origin(o);
     });
 }
@@ -69,15 +84,14 @@ RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed
 RNGTRK_API rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out) {
     return guarded([&] {
         require_pointer(t, "t");
-        require_pointer(out, "out");
         const rngtrk::Origin &o = t->impl.origin();
         rngtrk_origin c{};
         c.present = o.present ? 1 : 0;
         if (o.present) {
-            c.policy = o.policy, c.flags = o.flags, c.seed = o.seed;
-            c.rank = rngtrk_parallel_rank{o.tp, o.pp, o.dp, o.ep, o.etp};
+            c.policy = static_cast<uint32_t>(o.policy), c.flags = o.flags, c.seed = o.seed;
+            c.tp = o.tp, c.pp = o.pp, c.dp = o.dp, c.ep = o.ep, c.etp = o.etp;
         }
-        *out = c;
+        rngtrk::write_versioned(out, RNGTRK_ORIGIN_MIN_SIZE, c, "origin");
     });
 }
 

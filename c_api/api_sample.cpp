@@ -21,12 +21,17 @@ using rngtrk::to_core;
 
 extern "C" {
 
-RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, rngtrk_layout layout,
+RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, size_t spec_size, rngtrk_layout layout,
                                                  rngtrk_distribution distribution, rngtrk_dtype dtype) {
     return guarded([&] {
         require_pointer(spec, "spec");
-        rngtrk::init_spec(spec, layout, distribution, dtype);
+        rngtrk::init_spec(spec, spec_size, layout, distribution, dtype);
     });
+}
+
+RNGTRK_API size_t rngtrk_dtype_size(rngtrk_dtype dtype) {
+    return dtype >= RNGTRK_DTYPE_U8 && dtype <= RNGTRK_DTYPE_F64 ? rngtrk::element_bytes(static_cast<rngtrk::DType>(dtype))
+                                                               : 0;
 }
 
 RNGTRK_API rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,

@@ -1,9 +1,11 @@
 // The tracker functions of the C ABI: argument checks, then the core.
 #include <new>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "../core/checkpoint_file.h"
+#include "../core/checkpoint_json.h"
 #include "../core/name_rules.h"
 #include "../core/tracker.h"
 #include "api_convert.h"
@@ -216,8 +218,46 @@ RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char 
         require_pointer(t, "tracker");
         require_pointer(path, "path");
         if (flags & ~uint32_t{RNGTRK_LOAD_ANY_RANK}) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown load flags");
-        const std::vector<uint8_t> bytes = rngtrk::read_checkpoint_file(path);
-        t->impl.load(bytes.data(), bytes.size(), (flags & RNGTRK_LOAD_ANY_RANK) != 0);
+        rngtrk::use_checkpoint_file(path, [&](const std::vector<uint8_t> &bytes) {
+            t->impl.load(bytes.data(), bytes.size(), (flags & RNGTRK_LOAD_ANY_RANK) != 0);
+        });
+    });
+}
+
+namespace {
+
+// Hands `json` to the caller as rngtrk_tracker_save hands bytes: a size
+// query, or the text and its NUL when it fits.
+void give_text(const std::string &json, char *dst, size_t capacity, size_t *out_len) {
+    if (dst == nullptr && capacity > 0) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "dst is NULL but capacity is not 0");
+    *out_len = json.size();
+    if (dst == nullptr) return;  // size query
+    if (capacity < json.size() + 1)
+        rngtrk::fail(RNGTRK_E_BUFFER_TOO_SMALL, "the JSON needs " + std::to_string(json.size() + 1) +
+                                                    " bytes with its NUL, capacity is " + std::to_string(capacity));
+    std::memcpy(dst, json.c_str(), json.size() + 1);
+}
+
+}  // namespace
+
+RNGTRK_API rngtrk_status rngtrk_checkpoint_json(const uint8_t *src, size_t len, char *dst, size_t capacity,
+                                                size_t *out_len) {
+    return guarded([&] {
+        if (len != 0) require_pointer(src, "src");
+        require_pointer(out_len, "out_len");
+        static const uint8_t empty = 0;
+        give_text(rngtrk::checkpoint_json(src != nullptr ? src : &empty, len), dst, capacity, out_len);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_checkpoint_file_json(const char *path, char *dst, size_t capacity,
+                                                     size_t *out_len) {
+    return guarded([&] {
+        require_pointer(path, "path");
+        require_pointer(out_len, "out_len");
+        rngtrk::use_checkpoint_file(path, [&](const std::vector<uint8_t> &bytes) {
+            give_text(rngtrk::checkpoint_json(bytes.data(), bytes.size()), dst, capacity, out_len);
+        });
     });
 }
 

@@ -1,23 +1,31 @@
-/*
- * rngtrk.h — the public C interface of librngtrk.
+/**
+ * @file rngtrk.h
+ * The public C interface of librngtrk.
  *
  * rngtrk tracks named Philox4x32-10 random-number states for distributed
  * training: a tracker holds a default state and named states, forks into
- * them, advances them, and saves them as checkpoint bytes that every language
- * reads back.  Generation is a pure function of (seed, offset, element index).
+ * them, advances them, and saves them as checkpoint bytes that every
+ * language reads back.  Generation is a pure function of (seed, offset,
+ * element index).
  *
  * Conventions (every function follows them):
- *   - Functions that can fail return an rngtrk_status; RNGTRK_OK is 0 and
- *     every error is negative.  After a failure, rngtrk_last_error() gives a
- *     message for this thread.  A failed call changes nothing.
- *   - A NULL pointer where a pointer is required is RNGTRK_E_INVALID_ARGUMENT.
- *   - Handles are opaque.  Distinct trackers may be used from different
- *     threads at once; one tracker is not locked internally: callers must not
- *     call a mutating function on it while another thread uses it.  Functions
- *     taking `const rngtrk_tracker *` may run concurrently with each other.
+ * - Functions that can fail return an `rngtrk_status`; `RNGTRK_OK` is 0 and
+ *   every error is negative.  After a failure, `rngtrk_last_error()` gives a
+ *   message for this thread.  A failed call changes nothing.
+ * - A NULL pointer where a pointer is required is `RNGTRK_E_INVALID_ARGUMENT`.
+ * - Handles are opaque.  Distinct trackers may be used from different
+ *   threads at once; one tracker is not locked internally: callers must not
+ *   call a mutating function on it while another thread uses it.  Functions
+ *   taking `const rngtrk_tracker *` may run concurrently with each other.
+ * - Structs that may grow start with `uint32_t struct_size` and are filled
+ *   by an init function that takes the caller's `sizeof` (docs/abi.md).
+ *
+ * Sections, in the order a user meets them: errors and version; the 16-byte
+ * state and its stream; the tracker; checkpoints; sampling; distributed
+ * training; CUDA.
  *
  * This header is plain C99 and C++ and its preprocessed text is valid cffi
- * `cdef` input when RNGTRK_API is defined empty.
+ * `cdef` input when `RNGTRK_API` is defined empty.
  */
 #ifndef RNGTRK_H
 #define RNGTRK_H
@@ -38,388 +46,108 @@ extern "C" {
 #  endif
 #endif
 
-/* ------------------------------------------------------------------------
- * Version.  The Makefile reads these three lines; keep their form.
- * ---------------------------------------------------------------------- */
+/* ========================================================================
+ * Errors and version
+ * ===================================================================== */
+
+/* The version.  The Makefile reads these three lines; keep their form. */
 #define RNGTRK_VERSION_MAJOR 0
 #define RNGTRK_VERSION_MINOR 1
 #define RNGTRK_VERSION_PATCH 0
-/* MAJOR*10000 + MINOR*100 + PATCH */
+/** The header's version as `MAJOR*10000 + MINOR*100 + PATCH`. */
 #define RNGTRK_VERSION_NUMBER 100
 
-/* ------------------------------------------------------------------------
- * Status codes.  Values are stable: a code is never renumbered or reused.
- * ---------------------------------------------------------------------- */
+/** What a call returned.  Values are stable: a code is never renumbered or
+ *  reused, and new codes are only appended (docs/abi.md). */
 typedef enum rngtrk_status {
-    RNGTRK_OK = 0,
-    RNGTRK_E_INVALID_ARGUMENT = -1,    /* NULL pointer, bad name, offset not a multiple of 4, ... */
-    RNGTRK_E_DUPLICATE_NAME = -2,      /* a named state with that name exists */
-    RNGTRK_E_DUPLICATE_SEED = -3,      /* another named state already uses that seed */
-    RNGTRK_E_UNKNOWN_NAME = -4,        /* no named state has that name */
-    RNGTRK_E_FORK_ORDER = -5,          /* fork/restore out of order, or refused while a fork is open */
-    RNGTRK_E_BUFFER_TOO_SMALL = -6,    /* the caller's buffer cannot hold the result */
-    RNGTRK_E_CORRUPT = -7,             /* checkpoint bytes are damaged or malformed */
-    RNGTRK_E_UNSUPPORTED_VERSION = -8, /* checkpoint format version this library does not read */
-    RNGTRK_E_OVERFLOW = -9,            /* an offset, index or size would pass its range */
-    RNGTRK_E_OUT_OF_MEMORY = -10,      /* an allocation failed */
-    RNGTRK_E_UNAVAILABLE = -11,        /* the feature is not available here (e.g. no GPU) */
-    RNGTRK_E_INTERNAL = -12,           /* a bug in rngtrk; please report it */
-    RNGTRK_E_WRONG_RANK = -13,         /* checkpoint written by a rank whose streams differ */
-    RNGTRK_E_IO = -14,                 /* a file could not be read or written (see the message) */
-    RNGTRK_STATUS_RANGE_ = 0x7FFFFFFF  /* not a status: makes any int a valid value in C++ */
+    RNGTRK_OK = 0,                     /**< success */
+    RNGTRK_E_INVALID_ARGUMENT = -1,    /**< NULL pointer, bad name, offset not a multiple of 4, ... */
+    RNGTRK_E_DUPLICATE_NAME = -2,      /**< a named state with that name exists */
+    RNGTRK_E_DUPLICATE_SEED = -3,      /**< another named state already uses that seed */
+    RNGTRK_E_UNKNOWN_NAME = -4,        /**< no named state has that name */
+    RNGTRK_E_FORK_ORDER = -5,          /**< fork/restore out of order, or refused while a fork is open */
+    RNGTRK_E_BUFFER_TOO_SMALL = -6,    /**< the caller's buffer cannot hold the result */
+    RNGTRK_E_CORRUPT = -7,             /**< checkpoint bytes are damaged or malformed */
+    RNGTRK_E_UNSUPPORTED_VERSION = -8, /**< checkpoint format version this library does not read */
+    RNGTRK_E_OVERFLOW = -9,            /**< an offset, index or size would pass its range */
+    RNGTRK_E_OUT_OF_MEMORY = -10,      /**< an allocation failed */
+    RNGTRK_E_UNAVAILABLE = -11,        /**< the feature is not available here (e.g. no GPU) */
+    RNGTRK_E_INTERNAL = -12,           /**< a bug in rngtrk; please report it */
+    RNGTRK_E_WRONG_RANK = -13,         /**< checkpoint written by a rank whose streams differ */
+    RNGTRK_E_IO = -14,                 /**< a file could not be read or written (see the message) */
+    RNGTRK_STATUS_RANGE_ = 0x7FFFFFFF  /**< not a status: makes any int a valid value in C++ */
 } rngtrk_status;
 
-/* ------------------------------------------------------------------------
- * Types.
- * ---------------------------------------------------------------------- */
-
-/* A tracker of named Philox states.  Opaque; create with rngtrk_tracker_new. */
-typedef struct rngtrk_tracker rngtrk_tracker;
-
-/* A Philox4x32-10 state.  `offset` counts 32-bit outputs, as PyTorch's does;
- * the stream functions and the tracker require it to be a multiple of 4.
- * Serialized as 16 bytes: seed (u64 LE) then offset (u64 LE) — the layout of
- * torch.cuda.get_rng_state(). */
-typedef struct rngtrk_philox_state {
-    uint64_t seed;
-    uint64_t offset;
-} rngtrk_philox_state;
-
-/* Size in bytes of a serialized rngtrk_philox_state. */
-#define RNGTRK_STATE_BYTES 16
-/* Longest allowed state name, in bytes (UTF-8, no NUL, at least 1 byte). */
-#define RNGTRK_MAX_NAME_BYTES 255
-
-/* ------------------------------------------------------------------------
- * Errors and version.
- * ---------------------------------------------------------------------- */
-
-/* A fixed English description of `code`, needing no context.  Unknown codes
- * give "unknown status code".  Never NULL; the string is static. */
+/** A fixed English description of `code`, needing no context.  Unknown
+ *  codes give "unknown status code".  Never NULL; the string is static. */
 RNGTRK_API const char *rngtrk_status_string(rngtrk_status code);
 
-/* The detail message of the most recent failed call on this thread, or ""
- * if none failed yet.  Successful calls leave it as it was, so read it right
- * after the failure.  Never NULL; valid until the next rngtrk call on this
- * thread.  Bindings copy it at once. */
+/** The detail message of the most recent failed call on this thread, or ""
+ *  if none failed yet.  Successful calls leave it as it was, so read it
+ *  right after the failure.  Never NULL; valid until the next rngtrk call on
+ *  this thread.  Bindings copy it at once. */
 RNGTRK_API const char *rngtrk_last_error(void);
 
-/* The library's version as MAJOR*10000 + MINOR*100 + PATCH; compare with
- * RNGTRK_VERSION_NUMBER to detect a header/library mismatch. */
+/** The library's version as `MAJOR*10000 + MINOR*100 + PATCH`; compare with
+ *  `RNGTRK_VERSION_NUMBER` to detect a header/library mismatch. */
 RNGTRK_API uint32_t rngtrk_version_number(void);
 
-/* The library's version as "MAJOR.MINOR.PATCH".  Never NULL; static. */
+/** The library's version as "MAJOR.MINOR.PATCH".  Never NULL; static. */
 RNGTRK_API const char *rngtrk_version_string(void);
 
-/* ------------------------------------------------------------------------
- * The 16-byte state codec.
- * ---------------------------------------------------------------------- */
+/* ========================================================================
+ * The 16-byte state and its stream
+ * ===================================================================== */
 
-/* Writes `state` as 16 bytes: seed u64 little-endian, then offset u64 LE.
- * Returns RNGTRK_OK, or RNGTRK_E_INVALID_ARGUMENT if a pointer is NULL. */
-RNGTRK_API rngtrk_status rngtrk_state_to_bytes(const rngtrk_philox_state *state,
-                                               uint8_t out[16]);
+/** A Philox4x32-10 state.  `offset` counts 32-bit outputs, as PyTorch's
+ *  does; the stream functions and the tracker require it to be a multiple
+ *  of 4.  Serialized as 16 bytes: seed (u64 LE) then offset (u64 LE), the
+ *  layout of `torch.cuda.get_rng_state()`.  Its layout is frozen. */
+typedef struct rngtrk_philox_state {
+    uint64_t seed;   /**< the Philox key: (lo32(seed), hi32(seed)) */
+    uint64_t offset; /**< 32-bit outputs consumed so far */
+} rngtrk_philox_state;
 
-/* Reads 16 bytes written by rngtrk_state_to_bytes (or by
- * torch.cuda.get_rng_state()) into `*out`.  Any 16 bytes decode; the offset
- * is checked where a state is used.  Returns RNGTRK_OK, or
- * RNGTRK_E_INVALID_ARGUMENT if a pointer is NULL. */
-RNGTRK_API rngtrk_status rngtrk_state_from_bytes(const uint8_t bytes[16],
-                                                 rngtrk_philox_state *out);
+/** Size in bytes of a serialized `rngtrk_philox_state`. */
+#define RNGTRK_STATE_BYTES 16
 
-/* ------------------------------------------------------------------------
- * Generation.
- * ---------------------------------------------------------------------- */
+/** Writes `state` as 16 bytes: seed u64 little-endian, then offset u64 LE.
+ *  Returns `RNGTRK_OK`, or `RNGTRK_E_INVALID_ARGUMENT` if a pointer is NULL. */
+RNGTRK_API rngtrk_status rngtrk_state_to_bytes(const rngtrk_philox_state *state, uint8_t out[16]);
 
-/* The Philox4x32-10 bijection (Salmon et al., Random123): `out` =
- * Philox4x32-10(counter, key).  All pointers must be valid; this function
- * does no checking (it is the primitive for users' own loops). */
-RNGTRK_API void rngtrk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
-                                     uint32_t out[4]);
+/** Reads 16 bytes written by `rngtrk_state_to_bytes` (or by
+ *  `torch.cuda.get_rng_state()`) into `*out`.  Any 16 bytes decode; the
+ *  offset is checked where a state is used.  Returns `RNGTRK_OK`, or
+ *  `RNGTRK_E_INVALID_ARGUMENT` if a pointer is NULL. */
+RNGTRK_API rngtrk_status rngtrk_state_from_bytes(const uint8_t bytes[16], rngtrk_philox_state *out);
 
-/* Writes `count` elements of the stream of `state`, starting at element
- * index `first`, to `out`.  Element g is word (g % 4) of
- * Philox4x32-10(key = (lo32(seed), hi32(seed)),
- *              counter = (lo32(b), hi32(b), 0, 0)),  b = offset/4 + g/4 (mod 2^64).
- * This equals cuRAND's curand_init(seed, 0, offset) followed by curand()
- * calls, and PyTorch's stateless Philox layout.  The result depends only on
- * (seed, offset, g): any slice equals the same slice of the whole.
- *   `out` may be NULL only when `count` is 0.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT for a NULL pointer or
- * state->offset % 4 != 0; RNGTRK_E_OVERFLOW if first + count > 2^64 or the
- * output's byte size does not fit in size_t. */
-RNGTRK_API rngtrk_status rngtrk_random_u32(const rngtrk_philox_state *state, uint64_t first,
-                                           uint64_t count, uint32_t *out);
+/** The Philox4x32-10 bijection (Salmon et al., Random123): `out` =
+ *  Philox4x32-10(counter, key).  All pointers must be valid; this function
+ *  does no checking (it is the primitive for users' own loops). */
+RNGTRK_API void rngtrk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
 
-/* Like rngtrk_random_u32, but element g is (w & 0xFFFFFF) * 2^-24 for the
- * stream word w: a float in [0, 1), exact on every platform.  Same errors. */
-RNGTRK_API rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t first,
-                                            uint64_t count, float *out);
+/** Writes `count` elements of the stream of `state`, starting at element
+ *  index `first`, to `out`.  Element g is word (g mod 4) of
+ *  Philox4x32-10(key = (lo32(seed), hi32(seed)), counter = (lo32(b), hi32(b), 0, 0))
+ *  with b = offset/4 + g/4 (mod 2^64).  This equals cuRAND's
+ *  `curand_init(seed, 0, offset)` followed by `curand()` calls, and
+ *  PyTorch's stateless Philox layout.  The result depends only on
+ *  (seed, offset, g): any slice equals the same slice of the whole.
+ *  `out` may be NULL only when `count` is 0.
+ *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` for a NULL pointer or an
+ *  offset that is not a multiple of 4; `RNGTRK_E_OVERFLOW` if first + count
+ *  passes 2^64 or the output's byte size does not fit in size_t. */
+RNGTRK_API rngtrk_status rngtrk_random_u32(const rngtrk_philox_state *state, uint64_t first, uint64_t count,
+                                           uint32_t *out);
 
-/* ------------------------------------------------------------------------
- * Sampling: distributions, dtypes and stream layouts (docs/streams.md).
- *
- * A sample spec says how elements are made from a state.  Every element is
- * a pure function of (seed, offset, element index g), so a range
- * [first, first + count) equals the same range of a longer call, and an
- * n-d slice equals the same box cut out of the whole tensor.
- * ---------------------------------------------------------------------- */
+/** Like `rngtrk_random_u32`, but element g is (w & 0xFFFFFF) * 2^-24 for
+ *  the stream word w: a float in the half-open range from 0 to 1, exact on
+ *  every platform.  Same errors. */
+RNGTRK_API rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t first, uint64_t count,
+                                            float *out);
 
-/* How element indices map to Philox counters (formulas: docs/streams.md). */
-typedef enum rngtrk_layout {
-    RNGTRK_LAYOUT_STATELESS = 0,       /* PyTorch's stateless Philox; cuRAND subsequence 0 */
-    RNGTRK_LAYOUT_NVFUSER = 1,         /* nvFuser's uniform_philox / rand_like (Thunder) */
-    RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2, /* torch.rand / Tensor.uniform_ on a CUDA device */
-    RNGTRK_LAYOUT_RANGE_ = 0x7FFFFFFF   /* not a layout: any int is a valid value in C++ */
-} rngtrk_layout;
-
-typedef enum rngtrk_distribution {
-    RNGTRK_DIST_BITS = 0,      /* raw words: dtype U32 or U64 */
-    RNGTRK_DIST_UNIFORM = 1,   /* [low, high): F32, F64, F16, BF16; param_a = low, param_b = high */
-    RNGTRK_DIST_NORMAL = 2,    /* Box-Muller: F32, F64; param_a = mean, param_b = std */
-    RNGTRK_DIST_BERNOULLI = 3, /* keep mask (U8: 1 = keep) with keep probability param_a */
-    RNGTRK_DIST_RANGE_ = 0x7FFFFFFF /* not a distribution: any int is a valid value in C++ */
-} rngtrk_distribution;
-
-typedef enum rngtrk_dtype {
-    RNGTRK_DTYPE_U8 = 0,
-    RNGTRK_DTYPE_U32 = 1,
-    RNGTRK_DTYPE_U64 = 2,
-    RNGTRK_DTYPE_F16 = 3,  /* IEEE binary16, written as its uint16_t bits */
-    RNGTRK_DTYPE_BF16 = 4, /* bfloat16, written as its uint16_t bits */
-    RNGTRK_DTYPE_F32 = 5,
-    RNGTRK_DTYPE_F64 = 6,
-    RNGTRK_DTYPE_RANGE_ = 0x7FFFFFFF /* not a dtype: any int is a valid value in C++ */
-} rngtrk_dtype;
-
-/* What to sample.  Fill it with rngtrk_sample_spec_init, then change the
- * parameters.  `struct_size` versions the struct: fields added later go at
- * the end, and the library reads only the first struct_size bytes (missing
- * fields take their defaults). */
-typedef struct rngtrk_sample_spec {
-    uint32_t struct_size;        /* sizeof(rngtrk_sample_spec) as the caller compiled it */
-    uint32_t layout;             /* an rngtrk_layout */
-    uint32_t distribution;       /* an rngtrk_distribution */
-    uint32_t dtype;              /* an rngtrk_dtype */
-    double param_a;              /* uniform: low (0); normal: mean (0); bernoulli: p (0.5) */
-    double param_b;              /* uniform: high (1); normal: std (1) */
-    uint32_t sm_count;           /* torch-eager-cuda: multiprocessors (132, an H100) */
-    uint32_t max_threads_per_sm; /* torch-eager-cuda: threads per multiprocessor (2048) */
-    uint64_t numel;              /* torch-eager-cuda range calls: elements of the whole
-                                    tensor, which sets the launch; 0 means first + count */
-    uint32_t threads;            /* CPU threads one call may use (1, the default: only the
-                                    caller's); calls of at least 2^20 elements are split into
-                                    this many parts (at most 64), with the same bits */
-    uint32_t reserved;           /* 0 */
-} rngtrk_sample_spec;
-
-/* Fills `*spec` with struct_size, the given kinds and the defaults shown
- * above (threads = 1).  Returns RNGTRK_OK, or RNGTRK_E_INVALID_ARGUMENT (NULL, unknown
- * value, or a dtype the distribution does not make: BITS takes U32/U64,
- * UNIFORM F32/F64/F16/BF16, NORMAL F32/F64, BERNOULLI U8). */
-RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, rngtrk_layout layout,
-                                                 rngtrk_distribution distribution,
-                                                 rngtrk_dtype dtype);
-
-/* Writes elements [first, first + count) of `spec`'s tensor for `state`
- * to `out` (count elements of the dtype; `out_capacity` is its size in
- * bytes).  `out` may be NULL only when count is 0.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, bad spec or
- * parameters: low > high, std < 0, p outside [0, 1], non-finite values,
- * offset not a multiple of 4, numel < first + count); RNGTRK_E_BUFFER_TOO_SMALL
- * (out_capacity < count * element size); RNGTRK_E_OVERFLOW (first + count
- * > 2^64). */
-RNGTRK_API rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
-                                       uint64_t first, uint64_t count, void *out, size_t out_capacity);
-
-/* Writes the box [start, start + local_shape) of an n-d tensor of
- * `global_shape` (row-major, `ndim` dimensions, 1 <= ndim <= 16) to `out`,
- * row-major in the box: the same bits as cutting the box out of the whole
- * tensor.  For the torch-eager-cuda layout the whole tensor's element
- * count is the product of global_shape (spec->numel is not used).
- * Returns as rngtrk_sample, and RNGTRK_E_INVALID_ARGUMENT for a box outside
- * the tensor; RNGTRK_E_OVERFLOW if the tensor has 2^64 elements or more. */
-RNGTRK_API rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state,
-                                             const rngtrk_sample_spec *spec, size_t ndim,
-                                             const uint64_t *global_shape, const uint64_t *start,
-                                             const uint64_t *local_shape, void *out,
-                                             size_t out_capacity);
-
-/* Dropout in one pass: out[i] = in[i] / p if element first + i is kept
- * (the bernoulli mask of `spec`, whose distribution must be BERNOULLI and
- * dtype F32), else 0.  The scale is the float 1/p, multiplied in.  `in`
- * and `out` hold `count` floats and may be the same array.
- * Returns as rngtrk_sample. */
-RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state,
-                                            const rngtrk_sample_spec *spec, uint64_t first,
-                                            uint64_t count, const float *in, float *out);
-
-/* The offset a tracker moves by when it draws a tensor of `numel` elements
- * with `spec` (what the layout consumes): stateless 4 * ceil(numel / E)
- * (E = 2 for 64-bit dtypes, else 4); nvfuser 4; torch-eager-cuda
- * 4 * ((numel - 1) / (256 * G * U) + 1), 0 when numel is 0.
- * Returns RNGTRK_OK, RNGTRK_E_INVALID_ARGUMENT or RNGTRK_E_OVERFLOW. */
-RNGTRK_API rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
-                                                        uint64_t *out);
-
-/* The CPU code path generation uses here: "scalar", "avx2" or "avx512",
- * chosen at load time from cpuid, or forced by the environment variable
- * RNGTRK_CPU=scalar|avx2|avx512 (a path the CPU lacks falls back to the
- * best it has).  Every path gives the same bits.  Never NULL; static. */
-RNGTRK_API const char *rngtrk_cpu_path(void);
-
-/* ------------------------------------------------------------------------
- * CUDA (docs/cuda.md).  Device memory in, device memory out, on the
- * caller's stream (`stream` is a cudaStream_t; NULL means the default
- * stream): launches are asynchronous, with no hidden synchronisation and no
- * allocation.  The bits equal rngtrk_sample's.  Without a usable device (or
- * in a library built without CUDA) every function returns
- * RNGTRK_E_UNAVAILABLE and rngtrk_last_error() says why.
- * ---------------------------------------------------------------------- */
-
-/* RNGTRK_OK if the CUDA functions can run here, else RNGTRK_E_UNAVAILABLE. */
-RNGTRK_API rngtrk_status rngtrk_cuda_available(void);
-
-/* rngtrk_sample into device memory `device_out` on `stream`.  Statuses as
- * rngtrk_sample, plus RNGTRK_E_UNAVAILABLE (no device, or a launch failed). */
-RNGTRK_API rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
-                                            uint64_t first, uint64_t count, void *device_out,
-                                            size_t out_capacity, void *stream);
-
-/* rngtrk_sample_slice into device memory on `stream`. */
-RNGTRK_API rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *state,
-                                                  const rngtrk_sample_spec *spec, size_t ndim,
-                                                  const uint64_t *global_shape, const uint64_t *start,
-                                                  const uint64_t *local_shape, void *device_out,
-                                                  size_t out_capacity, void *stream);
-
-/* rngtrk_dropout_f32 with `device_in` and `device_out` in device memory. */
-RNGTRK_API rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *state,
-                                                 const rngtrk_sample_spec *spec, uint64_t first,
-                                                 uint64_t count, const float *device_in, float *device_out,
-                                                 void *stream);
-
-/* Graph-safe sampling: the kernel reads the state from `device_state`
- * (two uint64_t in device memory: seed, offset) when it runs, not when it is
- * launched, so a captured CUDA graph draws from the current state on every
- * replay.  Pair it with rngtrk_cuda_advance_graphsafe in the same capture. */
-RNGTRK_API rngtrk_status rngtrk_cuda_sample_graphsafe(const uint64_t *device_state,
-                                                      const rngtrk_sample_spec *spec, uint64_t first,
-                                                      uint64_t count, void *device_out, size_t out_capacity,
-                                                      void *stream);
-
-/* Adds `increment` rounded up to a multiple of 4 to device_state[1] on the
- * device, in stream order (PyTorch's philox_cuda_state under capture). */
-RNGTRK_API rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t increment,
-                                                       void *stream);
-
-/* ------------------------------------------------------------------------
- * Distributed training (docs/distributed.md): key derivation, seeding
- * policies, PyTorch DTensor offsets and boxes.
- * ---------------------------------------------------------------------- */
-
-/* fold_in(state, d): the state (w0 | w1 << 32, w2 | w3 << 32) of
- * Philox4x32-10(key(state->seed), counter = state->offset / 4 + d), the rule
- * of PyTorch's stateless split/fold_in.  Returns RNGTRK_OK or
- * RNGTRK_E_INVALID_ARGUMENT (NULL). */
-RNGTRK_API rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d,
-                                        rngtrk_philox_state *out);
-
-/* How each rank's seeds are made. */
-typedef enum rngtrk_seed_policy {
-    RNGTRK_POLICY_MEGATRON = 0, /* Megatron-LM: seed + 100 pp (+ 10 dp), + 2718 + tp, + 1024 + 100 ep + etp */
-    RNGTRK_POLICY_SLAPO = 1,    /* slapo's set_random_seed */
-    RNGTRK_POLICY_DERIVED = 2,  /* ours: fold_in per mesh axis; recommended */
-    RNGTRK_POLICY_RANGE_ = 0x7FFFFFFF /* not a policy: any int is a valid value in C++ */
-} rngtrk_seed_policy;
-
-/* Flags of rngtrk_tracker_seed_rank.  DATA_PARALLEL_RANDOM_INIT (megatron,
- * derived): the default state differs per data-parallel rank.
- * ALWAYS_ENABLE_TP_SEED (slapo): the default state takes the tp seed. */
-#define RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT 1
-#define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
-
-/* A rank's coordinates in the parallel layout. */
-typedef struct rngtrk_parallel_rank {
-    uint32_t tp, pp, dp, ep, etp;
-} rngtrk_parallel_rank;
-
-/* Seeds the tracker as `policy` seeds this rank: the default state becomes
- * (default seed, 0) and the named states are replaced (set_states) by the
- * policy's: megatron and derived give "data-parallel-rng",
- * "model-parallel-rng", "expert-parallel-rng"; slapo "model-parallel-rng".
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, unknown policy or
- * flag); RNGTRK_E_DUPLICATE_SEED (two named states of this rank would share
- * a seed: the policy collides here, nothing changes); RNGTRK_E_FORK_ORDER. */
-RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
-                                                  const rngtrk_parallel_rank *rank, uint32_t flags);
-
-/* Who a tracker's states belong to: set by rngtrk_tracker_seed_rank,
- * written into checkpoints (format version 2) and checked on load. */
-typedef struct rngtrk_origin {
-    uint32_t present;           /* 0: no owner (never seeded by a policy) */
-    uint32_t policy;            /* an rngtrk_seed_policy */
-    uint32_t flags;             /* RNGTRK_SEED_* */
-    uint32_t reserved;          /* 0 */
-    uint64_t seed;              /* the base seed */
-    rngtrk_parallel_rank rank;  /* the rank's coordinates */
-} rngtrk_origin;
-
-/* Copies the tracker's origin into `*out` (present = 0 if none).
- * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
-RNGTRK_API rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out);
-
-/* A 64-bit fingerprint of the states a checkpoint records (default and
- * named states, in order; not the origin): equal trackers give equal digests, so ranks can
- * compare trackers with one allgather of 8 bytes.
- * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
-RNGTRK_API rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
-
-/* A DTensor placement on one mesh dimension. */
-typedef enum rngtrk_placement_kind {
-    RNGTRK_PLACEMENT_REPLICATE = 0,
-    RNGTRK_PLACEMENT_SHARD = 1,   /* Shard(dim) */
-    RNGTRK_PLACEMENT_PARTIAL = 2, /* for random ops, like Replicate */
-    RNGTRK_PLACEMENT_RANGE_ = 0x7FFFFFFF /* not a kind: any int is a valid value in C++ */
-} rngtrk_placement_kind;
-
-typedef struct rngtrk_placement {
-    uint32_t kind; /* an rngtrk_placement_kind */
-    uint32_t dim;  /* the tensor dimension, for RNGTRK_PLACEMENT_SHARD */
-} rngtrk_placement;
-
-/* Which first-shard size DTensor offsets use. */
-typedef enum rngtrk_offset_rule {
-    RNGTRK_OFFSET_RULE_TORCH = 0, /* upstream PyTorch, byte for byte */
-    RNGTRK_OFFSET_RULE_EXACT = 1, /* corrected: a dim sharded twice is chunked twice */
-    RNGTRK_OFFSET_RULE_RANGE_ = 0x7FFFFFFF /* not a rule: any int is a valid value in C++ */
-} rngtrk_offset_rule;
-
-/* PyTorch's OffsetBasedRNGTracker offsets for a random op on a DTensor of
- * `global_shape` (ndim dims) placed on a mesh (mesh_ndim dims of
- * mesh_shape; this rank at `coord`; one placement per mesh dim), starting
- * from `offset`: *pre = offset + round_up4(shard_linear_idx * numel of the
- * first shard), *post = offset + round_up4(numel).
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, coord outside the
- * mesh, Shard of a dim the tensor lacks, unknown kind or rule);
- * RNGTRK_E_OVERFLOW. */
-RNGTRK_API rngtrk_status rngtrk_dtensor_offsets(size_t mesh_ndim, const uint64_t *mesh_shape,
-                                                const uint64_t *coord, const rngtrk_placement *placements,
-                                                size_t ndim, const uint64_t *global_shape, uint64_t offset,
-                                                rngtrk_offset_rule rule, uint64_t *pre, uint64_t *post);
-
-/* This rank's box of a DTensor: start[ndim] and local_shape[ndim] as
- * DTensor computes them (placements in mesh-dim order, each Shard cutting
- * the current range like torch.chunk; Replicate and Partial keep it).
- * Feed them to rngtrk_sample_slice for sharding-invariant values.
- * Returns as rngtrk_dtensor_offsets. */
-RNGTRK_API rngtrk_status rngtrk_dtensor_local_box(size_t mesh_ndim, const uint64_t *mesh_shape,
-                                                  const uint64_t *coord, const rngtrk_placement *placements,
-                                                  size_t ndim, const uint64_t *global_shape, uint64_t *start,
-                                                  uint64_t *local_shape);
-
-/* ------------------------------------------------------------------------
- * The tracker.
+/* ========================================================================
+ * The tracker
  *
  * A tracker has a default state (used outside any fork; (0, 0) when new)
  * and named states in insertion order, with pairwise distinct seeds (the
@@ -427,185 +155,542 @@ RNGTRK_API rngtrk_status rngtrk_dtensor_local_box(size_t mesh_ndim, const uint64
  * "data-parallel-rng" with the default seed).  fork(name) makes a named
  * state active; forks nest; restore(name) closes the innermost fork.  While
  * a named state is active it is advanced in place, so get_state and save
- * always see its live value.
- * ---------------------------------------------------------------------- */
+ * always see its live value.  Rules: docs/tracker.md.
+ * ===================================================================== */
 
-/* Creates an empty tracker with default state (0, 0) into `*out`.
- * Free it with rngtrk_tracker_free.  Returns RNGTRK_OK,
- * RNGTRK_E_INVALID_ARGUMENT (out is NULL) or RNGTRK_E_OUT_OF_MEMORY. */
+/** A tracker of named Philox states.  Opaque; create with `rngtrk_tracker_new`. */
+typedef struct rngtrk_tracker rngtrk_tracker;
+
+/** Longest allowed state name, in bytes (UTF-8, no NUL, at least 1 byte). */
+#define RNGTRK_MAX_NAME_BYTES 255
+
+/** Creates an empty tracker with default state (0, 0) into `*out`.  Free it
+ *  with `rngtrk_tracker_free`.  Returns `RNGTRK_OK`,
+ *  `RNGTRK_E_INVALID_ARGUMENT` (out is NULL) or `RNGTRK_E_OUT_OF_MEMORY`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out);
 
-/* Frees a tracker and everything it owns.  NULL is a no-op. */
+/** Frees a tracker and everything it owns.  NULL is a no-op. */
 RNGTRK_API void rngtrk_tracker_free(rngtrk_tracker *tracker);
 
-/* Registers the named state (seed, 0), last in insertion order.
- * `name`: NUL-terminated UTF-8, 1 to 255 bytes; copied.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, empty, too long or
- * invalid UTF-8 name); RNGTRK_E_DUPLICATE_NAME; RNGTRK_E_DUPLICATE_SEED
- * (another named state uses `seed`); RNGTRK_E_FORK_ORDER (a fork is open);
- * RNGTRK_E_OUT_OF_MEMORY.  A failed add changes nothing. */
+/** Registers the named state (seed, 0), last in insertion order.  `name` is
+ *  NUL-terminated UTF-8 of 1 to 255 bytes, copied.  Returns `RNGTRK_OK`;
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL, empty, too long or invalid UTF-8
+ *  name); `RNGTRK_E_DUPLICATE_NAME`; `RNGTRK_E_DUPLICATE_SEED` (another
+ *  named state uses `seed`); `RNGTRK_E_FORK_ORDER` (a fork is open);
+ *  `RNGTRK_E_OUT_OF_MEMORY`.  A failed add changes nothing. */
 RNGTRK_API rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed);
 
-/* Makes the named state the active one, remembering what was active.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT; RNGTRK_E_UNKNOWN_NAME;
- * RNGTRK_E_FORK_ORDER if `name` is already forked (a nested fork of the same
- * state would replay its numbers); RNGTRK_E_OUT_OF_MEMORY. */
+/** Makes the named state the active one, remembering what was active.
+ *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`; `RNGTRK_E_UNKNOWN_NAME`;
+ *  `RNGTRK_E_FORK_ORDER` if `name` is already forked (a nested fork of the
+ *  same state would replay its numbers); `RNGTRK_E_OUT_OF_MEMORY`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *t, const char *name);
 
-/* Closes the innermost fork, which must be `name`: the advanced state stays
- * in `name` and what was active before the fork is active again.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT; RNGTRK_E_UNKNOWN_NAME;
- * RNGTRK_E_FORK_ORDER (no fork open, or `name` is not the innermost). */
+/** Closes the innermost fork, which must be `name`: the advanced state stays
+ *  in `name` and what was active before the fork is active again.  Returns
+ *  `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`; `RNGTRK_E_UNKNOWN_NAME`;
+ *  `RNGTRK_E_FORK_ORDER` (no fork open, or `name` is not the innermost). */
 RNGTRK_API rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *t, const char *name);
 
-/* Copies the named state into `*out`.
- * Returns RNGTRK_OK, RNGTRK_E_INVALID_ARGUMENT or RNGTRK_E_UNKNOWN_NAME. */
+/** Copies the named state into `*out`.  Returns `RNGTRK_OK`,
+ *  `RNGTRK_E_INVALID_ARGUMENT` or `RNGTRK_E_UNKNOWN_NAME`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *t, const char *name,
                                                   rngtrk_philox_state *out);
 
-/* Replaces the named state by `*state` (allowed while it is forked).
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, or offset % 4 != 0);
- * RNGTRK_E_UNKNOWN_NAME; RNGTRK_E_DUPLICATE_SEED (another named state uses
- * that seed). */
+/** Replaces the named state by `*state` (allowed while it is forked).
+ *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL, or an offset that
+ *  is not a multiple of 4); `RNGTRK_E_UNKNOWN_NAME`;
+ *  `RNGTRK_E_DUPLICATE_SEED` (another named state uses that seed). */
 RNGTRK_API rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char *name,
                                                   const rngtrk_philox_state *state);
 
-/* Replaces all named states at once by `count` (name, state) pairs, in the
- * given order; the default state is kept (TransformerEngine's set_states).
- * Every pair is validated before anything changes.  `names` and `states`
- * may be NULL only when `count` is 0.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, bad name, offset not
- * a multiple of 4); RNGTRK_E_DUPLICATE_NAME; RNGTRK_E_DUPLICATE_SEED;
- * RNGTRK_E_FORK_ORDER (a fork is open); RNGTRK_E_OUT_OF_MEMORY. */
+/** Replaces all named states at once by `count` (name, state) pairs, in the
+ *  given order; the default state is kept (TransformerEngine's set_states).
+ *  Every pair is validated before anything changes.  `names` and `states`
+ *  may be NULL only when `count` is 0.  Returns `RNGTRK_OK`;
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL, bad name, offset not a multiple of 4);
+ *  `RNGTRK_E_DUPLICATE_NAME`; `RNGTRK_E_DUPLICATE_SEED`;
+ *  `RNGTRK_E_FORK_ORDER` (a fork is open); `RNGTRK_E_OUT_OF_MEMORY`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *t, const char *const *names,
-                                                   const rngtrk_philox_state *states,
-                                                   size_t count);
+                                                   const rngtrk_philox_state *states, size_t count);
 
-/* Writes the number of named states to `*out`.
- * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
+/** Writes the number of named states to `*out`.  Returns `RNGTRK_OK` or
+ *  `RNGTRK_E_INVALID_ARGUMENT`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *t, size_t *out);
 
-/* Points `*out` at the name of the index-th named state (insertion order).
- * The string is owned by the tracker and valid until the next call that
- * changes the set of names (add, set_states, reset, load) or frees it.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL, or index >= count). */
-RNGTRK_API rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t index,
-                                                const char **out);
+/** Points `*out` at the name of the index-th named state (insertion order).
+ *  The string is owned by the tracker and valid until the next call that
+ *  changes the set of names (add, set_states, reset, load) or frees it.
+ *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL, or index >= count). */
+RNGTRK_API rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t index, const char **out);
 
-/* Writes the number of open forks to `*out` (0 outside any fork).
- * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
+/** Writes the number of open forks to `*out` (0 outside any fork).  Returns
+ *  `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *t, size_t *out);
 
-/* Drops every named state and its seed; the default state becomes (0, 0).
- * Returns RNGTRK_OK, RNGTRK_E_INVALID_ARGUMENT, or RNGTRK_E_FORK_ORDER. */
+/** Drops every named state and its seed; the default state becomes (0, 0)
+ *  and the origin is cleared.  Returns `RNGTRK_OK`,
+ *  `RNGTRK_E_INVALID_ARGUMENT`, or `RNGTRK_E_FORK_ORDER`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *t);
 
-/* Sets the default state to (seed, 0), like torch.manual_seed.  Named
- * states are untouched; allowed while a fork is open (the default becomes
- * active again when every fork is restored).
- * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
+/** Sets the default state to (seed, 0), like `torch.manual_seed`.  Named
+ *  states are untouched; allowed while a fork is open (the default becomes
+ *  active again when every fork is restored).  Returns `RNGTRK_OK` or
+ *  `RNGTRK_E_INVALID_ARGUMENT`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_manual_seed(rngtrk_tracker *t, uint64_t seed);
 
-/* Copies the default state into `*out`.
- * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
-RNGTRK_API rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *t,
-                                                    rngtrk_philox_state *out);
+/** Copies the default state into `*out`.  Returns `RNGTRK_OK` or
+ *  `RNGTRK_E_INVALID_ARGUMENT`. */
+RNGTRK_API rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *t, rngtrk_philox_state *out);
 
-/* Replaces the default state (e.g. by a torch.cuda.get_rng_state() value).
- * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT (NULL, offset % 4 != 0). */
-RNGTRK_API rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *t,
-                                                    const rngtrk_philox_state *state);
+/** Replaces the default state (e.g. by a `torch.cuda.get_rng_state()`
+ *  value).  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (NULL, or an
+ *  offset that is not a multiple of 4). */
+RNGTRK_API rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *t, const rngtrk_philox_state *state);
 
-/* Copies the active state into `*out`: the innermost forked state, or the
- * default state when no fork is open.
- * Returns RNGTRK_OK or RNGTRK_E_INVALID_ARGUMENT. */
-RNGTRK_API rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t,
-                                                     rngtrk_philox_state *out);
+/** Copies the active state into `*out`: the innermost forked state, or the
+ *  default state when no fork is open.  Returns `RNGTRK_OK` or
+ *  `RNGTRK_E_INVALID_ARGUMENT`. */
+RNGTRK_API rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t, rngtrk_philox_state *out);
 
-/* Reserves `increment` outputs of the active state: copies the active state
- * into `*out_before` (if not NULL), then adds `increment` rounded up to a
- * multiple of 4 to its offset (PyTorch's philox_cuda_state rule).  Draw the
- * reserved numbers from `*out_before`.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (t is NULL);
- * RNGTRK_E_OVERFLOW if the offset would pass 2^64 - 1 (nothing changes). */
+/** Reserves `increment` outputs of the active state: copies the active state
+ *  into `*out_before` (if not NULL), then adds `increment` rounded up to a
+ *  multiple of 4 to its offset (PyTorch's philox_cuda_state rule).  Draw
+ *  the reserved numbers from `*out_before`.  Returns `RNGTRK_OK`;
+ *  `RNGTRK_E_INVALID_ARGUMENT` (t is NULL); `RNGTRK_E_OVERFLOW` if the
+ *  offset would pass 2^64 - 1 (nothing changes). */
 RNGTRK_API rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t increment,
                                                 rngtrk_philox_state *out_before);
 
-/* Draws a 1-D tensor of `count` elements with `spec` from the active state
- * and advances it by what the layout consumes (rngtrk_sample_offset_increment).
- * The state drawn from goes to `*out_before` if not NULL.  On any error
- * nothing moves.  Returns as rngtrk_sample, plus RNGTRK_E_OVERFLOW if the
- * offset would pass 2^64 - 1.  For the torch-eager-cuda layout the tensor
- * is the `count` elements (spec->numel is not used). */
-RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
-                                               uint64_t count, void *out, size_t out_capacity,
-                                               rngtrk_philox_state *out_before);
+/* ========================================================================
+ * Checkpoints (format: docs/checkpoint-format.md)
+ * ===================================================================== */
 
-/* Like rngtrk_tracker_sample for one box of an n-d tensor: every rank
- * holding a box of the same tensor calls it with its own box; the active
- * state advances by what the whole tensor consumes, the same on every rank. */
+/** Writes the tracker's checkpoint bytes to `dst` and their length to
+ *  `*out_len`.  Pass dst = NULL, capacity = 0 to learn the length (a size
+ *  query: it returns `RNGTRK_OK`).  Open forks are not recorded; named
+ *  states are recorded with their live values.  Returns `RNGTRK_OK`;
+ *  `RNGTRK_E_INVALID_ARGUMENT` (t or out_len NULL, or dst NULL with
+ *  capacity > 0); `RNGTRK_E_BUFFER_TOO_SMALL` (capacity < length;
+ *  `*out_len` still receives the length, nothing is written to dst). */
+RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst, size_t capacity,
+                                             size_t *out_len);
+
+/** Replaces the tracker's default and named states by those in checkpoint
+ *  bytes `src[0..len)`.  Everything is validated first; on any error the
+ *  tracker is exactly as before.  `src` may be NULL only when len is 0.
+ *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL);
+ *  `RNGTRK_E_FORK_ORDER` (a fork is open); `RNGTRK_E_CORRUPT` (truncated,
+ *  bad magic, bad checksum, bad or duplicate name or seed, offset not a
+ *  multiple of 4, trailing bytes); `RNGTRK_E_UNSUPPORTED_VERSION`;
+ *  `RNGTRK_E_WRONG_RANK` (see `rngtrk_tracker_load_flags`);
+ *  `RNGTRK_E_OUT_OF_MEMORY`. */
+RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
+
+/** Flag of `rngtrk_tracker_load_flags`: load another rank's checkpoint. */
+#define RNGTRK_LOAD_ANY_RANK 1
+
+/** `rngtrk_tracker_load` with flags.  A checkpoint that records an origin
+ *  (format version 2) is refused with `RNGTRK_E_WRONG_RANK` when this
+ *  tracker has an origin whose streams differ: another policy, base seed or
+ *  flags, or another coordinate the policy's seeds depend on (pp, tp, ep,
+ *  etp; dp for slapo and with DATA_PARALLEL_RANDOM_INIT).
+ *  `RNGTRK_LOAD_ANY_RANK` loads it anyway.  After a load the tracker takes
+ *  the checkpoint's origin (none for version 1).  Other statuses as
+ *  `rngtrk_tracker_load`. */
+RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
+                                                   uint32_t flags);
+
+/** Saves the tracker's checkpoint to the file `path`, crash-safely: the
+ *  bytes go to `path` + ".rngtrk-tmp" in the same folder, which is flushed
+ *  (fsync), renamed over `path`, and the folder is flushed.  After a crash
+ *  at any moment `path` holds either the previous checkpoint or the new
+ *  one, never a mix.  Two processes must not save to the same path at
+ *  once.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL);
+ *  `RNGTRK_E_IO` (with the system's reason; the previous file is
+ *  untouched); `RNGTRK_E_OUT_OF_MEMORY`. */
+RNGTRK_API rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path);
+
+/** Loads the checkpoint file `path` (as `rngtrk_tracker_load_flags` with
+ *  `flags`).  The header is read first: a file that is not a checkpoint, or
+ *  whose size disagrees with its declared length, is refused before the
+ *  rest is read (so memory stays bounded by the checkpoint's real size).
+ *  Returns `RNGTRK_OK`; `RNGTRK_E_IO` (cannot open or read, or not a
+ *  regular file); and the statuses of `rngtrk_tracker_load_flags`.  On any
+ *  error the tracker is unchanged. */
+RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags);
+
+/** Describes checkpoint bytes without a tracker, as the one line of
+ *  canonical JSON every rngtrk tool prints (`rngtrk inspect`, Python's
+ *  `checkpoint_to_json`, Rust's `checkpoint_to_json`): format_version, the
+ *  default state, the named states in stored order and, for a version-2
+ *  checkpoint, its origin (docs/cli.md).  The bytes are validated exactly
+ *  as `rngtrk_tracker_load` validates them.  Writes the JSON and a
+ *  terminating NUL to `dst` and the JSON's length (without the NUL) to
+ *  `*out_len`; dst = NULL, capacity = 0 is a size query.  Returns
+ *  `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL); `RNGTRK_E_CORRUPT`,
+ *  `RNGTRK_E_UNSUPPORTED_VERSION` (with the exact reason);
+ *  `RNGTRK_E_BUFFER_TOO_SMALL` (capacity < length + 1; `*out_len` still
+ *  receives the length); `RNGTRK_E_OUT_OF_MEMORY`. */
+RNGTRK_API rngtrk_status rngtrk_checkpoint_json(const uint8_t *src, size_t len, char *dst, size_t capacity,
+                                                size_t *out_len);
+
+/** `rngtrk_checkpoint_json` of the checkpoint file `path`, read as
+ *  `rngtrk_tracker_load_file` reads it (header first).  A size query reads
+ *  the file; call again to get the text.  Returns as
+ *  `rngtrk_checkpoint_json`, plus `RNGTRK_E_IO`. */
+RNGTRK_API rngtrk_status rngtrk_checkpoint_file_json(const char *path, char *dst, size_t capacity,
+                                                     size_t *out_len);
+
+/* ========================================================================
+ * Sampling: distributions, dtypes and stream layouts (docs/streams.md)
+ *
+ * A sample spec says how elements are made from a state.  Every element is
+ * a pure function of (seed, offset, element index g), so a range equals
+ * the same range of a longer call, and an n-d slice equals the same box
+ * cut out of the whole tensor.
+ * ===================================================================== */
+
+/** How element indices map to Philox counters (formulas: docs/streams.md). */
+typedef enum rngtrk_layout {
+    RNGTRK_LAYOUT_STATELESS = 0,        /**< PyTorch's stateless Philox; cuRAND subsequence 0 */
+    RNGTRK_LAYOUT_NVFUSER = 1,          /**< nvFuser's uniform_philox / rand_like (Thunder) */
+    RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2, /**< torch.rand / Tensor.uniform_ on a CUDA device */
+    RNGTRK_LAYOUT_RANGE_ = 0x7FFFFFFF   /**< not a layout: any int is a valid value in C++ */
+} rngtrk_layout;
+
+/** What each element is. */
+typedef enum rngtrk_distribution {
+    RNGTRK_DIST_BITS = 0,           /**< raw words: dtype U32 or U64 */
+    RNGTRK_DIST_UNIFORM = 1,        /**< from low up to high: F32, F64, F16, BF16; param_a = low, param_b = high */
+    RNGTRK_DIST_NORMAL = 2,         /**< Box-Muller: F32, F64; param_a = mean, param_b = std */
+    RNGTRK_DIST_BERNOULLI = 3,      /**< keep mask (U8: 1 = keep) with keep probability param_a */
+    RNGTRK_DIST_RANGE_ = 0x7FFFFFFF /**< not a distribution: any int is a valid value in C++ */
+} rngtrk_distribution;
+
+/** The element type of an output. */
+typedef enum rngtrk_dtype {
+    RNGTRK_DTYPE_U8 = 0,             /**< uint8_t */
+    RNGTRK_DTYPE_U32 = 1,            /**< uint32_t */
+    RNGTRK_DTYPE_U64 = 2,            /**< uint64_t */
+    RNGTRK_DTYPE_F16 = 3,            /**< IEEE binary16, written as its uint16_t bits */
+    RNGTRK_DTYPE_BF16 = 4,           /**< bfloat16, written as its uint16_t bits */
+    RNGTRK_DTYPE_F32 = 5,            /**< float */
+    RNGTRK_DTYPE_F64 = 6,            /**< double */
+    RNGTRK_DTYPE_RANGE_ = 0x7FFFFFFF /**< not a dtype: any int is a valid value in C++ */
+} rngtrk_dtype;
+
+/** Bytes of one element of `dtype` (1, 2, 4 or 8), or 0 for a value that
+ *  is not a dtype. */
+RNGTRK_API size_t rngtrk_dtype_size(rngtrk_dtype dtype);
+
+/** What to sample.  A growable struct (docs/abi.md): fill it with
+ *  `rngtrk_sample_spec_init` (or `RNGTRK_SAMPLE_SPEC_INIT`), then change the
+ *  parameters.  The library reads only the first `struct_size` bytes;
+ *  fields the caller's struct lacks take the defaults shown. */
+typedef struct rngtrk_sample_spec {
+    uint32_t struct_size;        /**< the caller's sizeof(rngtrk_sample_spec), set by the init function */
+    uint32_t layout;             /**< an rngtrk_layout */
+    uint32_t distribution;       /**< an rngtrk_distribution */
+    uint32_t dtype;              /**< an rngtrk_dtype */
+    double param_a;              /**< uniform: low (0); normal: mean (0); bernoulli: p (0.5) */
+    double param_b;              /**< uniform: high (1); normal: std (1) */
+    uint32_t sm_count;           /**< torch-eager-cuda: multiprocessors (132, an H100) */
+    uint32_t max_threads_per_sm; /**< torch-eager-cuda: threads per multiprocessor (2048) */
+    uint64_t numel;              /**< torch-eager-cuda range calls: elements of the whole tensor, which sets
+                                      the launch; 0 (the default) means first + count */
+    uint32_t threads;            /**< CPU threads one call may use (1, the default: only the caller's); calls
+                                      of at least 2^20 elements are split into this many parts (at most 64),
+                                      with the same bits.  Added in 0.1: a struct_size of 48 reads as 1. */
+    uint32_t reserved;           /**< must be 0 */
+} rngtrk_sample_spec;
+
+/** The size of the first published `rngtrk_sample_spec` (up to `numel`):
+ *  the smallest `struct_size` the library accepts. */
+#define RNGTRK_SAMPLE_SPEC_MIN_SIZE 48
+
+/** Fills the caller's spec of `spec_size` bytes (its `sizeof`): exactly
+ *  `spec_size` bytes are written, struct_size = spec_size, the given kinds
+ *  and the defaults shown above, zero in any bytes past the fields this
+ *  library knows.  Returns `RNGTRK_OK`, or `RNGTRK_E_INVALID_ARGUMENT`
+ *  (NULL; spec_size below `RNGTRK_SAMPLE_SPEC_MIN_SIZE` or past 2^32 - 1;
+ *  an unknown value; a dtype the distribution does not make: BITS takes
+ *  U32/U64, UNIFORM F32/F64/F16/BF16, NORMAL F32/F64, BERNOULLI U8). */
+RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, size_t spec_size, rngtrk_layout layout,
+                                                 rngtrk_distribution distribution, rngtrk_dtype dtype);
+
+/** `rngtrk_sample_spec_init` with the size the caller compiled. */
+#define RNGTRK_SAMPLE_SPEC_INIT(spec, layout, distribution, dtype) \
+    rngtrk_sample_spec_init((spec), sizeof *(spec), (layout), (distribution), (dtype))
+
+/** Writes elements [first, first + count) of `spec`'s tensor for `state`
+ *  to `out` (count elements of the dtype; `out_capacity` is its size in
+ *  bytes).  `out` may be NULL only when count is 0.  Returns `RNGTRK_OK`;
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL; a bad spec: struct_size, a non-zero
+ *  byte past the fields this library knows, or reserved; bad parameters:
+ *  low > high, std < 0, p outside 0..1, non-finite values; an offset that
+ *  is not a multiple of 4; numel < first + count);
+ *  `RNGTRK_E_BUFFER_TOO_SMALL` (out_capacity < count * element size);
+ *  `RNGTRK_E_OVERFLOW` (first + count passes 2^64). */
+RNGTRK_API rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                       uint64_t first, uint64_t count, void *out, size_t out_capacity);
+
+/** Writes the box from `start` of extent `local_shape` of an n-d tensor of
+ *  `global_shape` (row-major, `ndim` dimensions, 1 <= ndim <= 16) to `out`,
+ *  row-major in the box: the same bits as cutting the box out of the whole
+ *  tensor.  For the torch-eager-cuda layout the whole tensor's element
+ *  count is the product of global_shape (spec->numel is not used).  Returns
+ *  as `rngtrk_sample`, and `RNGTRK_E_INVALID_ARGUMENT` for a box outside
+ *  the tensor; `RNGTRK_E_OVERFLOW` if the tensor has 2^64 elements or more. */
+RNGTRK_API rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                             size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                             const uint64_t *local_shape, void *out, size_t out_capacity);
+
+/** Dropout in one pass: `out[i] = in[i] / p` if element first + i is kept
+ *  (the bernoulli mask of `spec`, whose distribution must be BERNOULLI and
+ *  dtype F32), else 0.  The scale is the float 1/p, multiplied in.  `in`
+ *  and `out` hold `count` floats and may be the same array.  Returns as
+ *  `rngtrk_sample`. */
+RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                            uint64_t first, uint64_t count, const float *in, float *out);
+
+/** The offset a tracker moves by when it draws a tensor of `numel`
+ *  elements with `spec` (what the layout consumes): stateless
+ *  4 * ceil(numel / E) (E = 2 for 64-bit dtypes, else 4); nvfuser 4;
+ *  torch-eager-cuda 4 * ((numel - 1) / (256 * G * U) + 1), 0 when numel is
+ *  0.  Returns `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` or
+ *  `RNGTRK_E_OVERFLOW`. */
+RNGTRK_API rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
+                                                        uint64_t *out);
+
+/** The CPU code path generation uses here: "scalar", "avx2" or "avx512",
+ *  chosen at load time from cpuid, or forced by the environment variable
+ *  `RNGTRK_CPU=scalar|avx2|avx512` (a path the CPU lacks falls back to the
+ *  best it has; off x86-64 it is always "scalar").  Every path gives the
+ *  same bits.  Never NULL; static. */
+RNGTRK_API const char *rngtrk_cpu_path(void);
+
+/** Draws a 1-D tensor of `count` elements with `spec` from the tracker's
+ *  active state and advances it by what the layout consumes
+ *  (`rngtrk_sample_offset_increment`).  The state drawn from goes to
+ *  `*out_before` if not NULL.  On any error nothing moves.  Returns as
+ *  `rngtrk_sample`, plus `RNGTRK_E_OVERFLOW` if the offset would pass
+ *  2^64 - 1.  For the torch-eager-cuda layout the tensor is the `count`
+ *  elements (spec->numel is not used). */
+RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec, uint64_t count,
+                                               void *out, size_t out_capacity, rngtrk_philox_state *out_before);
+
+/** Like `rngtrk_tracker_sample` for one box of an n-d tensor: every rank
+ *  holding a box of the same tensor calls it with its own box; the active
+ *  state advances by what the whole tensor consumes, the same on every
+ *  rank. */
 RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
                                                      size_t ndim, const uint64_t *global_shape,
-                                                     const uint64_t *start, const uint64_t *local_shape,
-                                                     void *out, size_t out_capacity,
-                                                     rngtrk_philox_state *out_before);
+                                                     const uint64_t *start, const uint64_t *local_shape, void *out,
+                                                     size_t out_capacity, rngtrk_philox_state *out_before);
 
-/* rngtrk_dropout_f32 of `count` elements from the active state, advancing
- * it as rngtrk_tracker_sample would. */
+/** `rngtrk_dropout_f32` of `count` elements from the tracker's active
+ *  state, advancing it as `rngtrk_tracker_sample` would. */
 RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
                                                     uint64_t count, const float *in, float *out,
                                                     rngtrk_philox_state *out_before);
 
-/* Writes the tracker's checkpoint bytes (format: docs/checkpoint-format.md)
- * to `dst` and their length to `*out_len`.  Pass dst = NULL, capacity = 0
- * to learn the length (a size query: it returns RNGTRK_OK).  Open forks are
- * not recorded; named states are recorded with their live values.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (t or out_len NULL, or dst
- * NULL with capacity > 0); RNGTRK_E_BUFFER_TOO_SMALL (capacity < length;
- * `*out_len` still receives the length, nothing is written to dst). */
-RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst,
-                                             size_t capacity, size_t *out_len);
+/* ========================================================================
+ * Distributed training (docs/distributed.md): key derivation, seeding
+ * policies, rank-aware checkpoints, desync detection, PyTorch DTensor
+ * offsets and boxes
+ * ===================================================================== */
 
-/* Flags of rngtrk_tracker_load_flags. */
-#define RNGTRK_LOAD_ANY_RANK 1
+/** fold_in(state, d): the state (w0 | w1 << 32, w2 | w3 << 32) of
+ *  Philox4x32-10(key(state->seed), counter = state->offset / 4 + d), the
+ *  rule of PyTorch's stateless split/fold_in.  Returns `RNGTRK_OK` or
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL). */
+RNGTRK_API rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d, rngtrk_philox_state *out);
 
-/* rngtrk_tracker_load with flags.  A checkpoint that records an origin
- * (format version 2) is refused with RNGTRK_E_WRONG_RANK when this tracker
- * has an origin whose streams differ: another policy, base seed or flags,
- * or another coordinate the policy's seeds depend on (pp, tp, ep, etp; dp
- * for slapo and with DATA_PARALLEL_RANDOM_INIT).  RNGTRK_LOAD_ANY_RANK
- * loads it anyway.  After a load the tracker takes the checkpoint's origin
- * (none for version 1).  Other statuses as rngtrk_tracker_load. */
-RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
-                                                   uint32_t flags);
+/** How each rank's seeds are made. */
+typedef enum rngtrk_seed_policy {
+    RNGTRK_POLICY_MEGATRON = 0, /**< Megatron-LM: seed + 100 pp (+ 10 dp), + 2718 + tp, + 1024 + 100 ep + etp */
+    RNGTRK_POLICY_SLAPO = 1,    /**< slapo's set_random_seed */
+    RNGTRK_POLICY_DERIVED = 2,  /**< ours: fold_in per mesh axis; recommended */
+    RNGTRK_POLICY_RANGE_ = 0x7FFFFFFF /**< not a policy: any int is a valid value in C++ */
+} rngtrk_seed_policy;
 
-/* Replaces the tracker's default and named states by those in checkpoint
- * bytes `src[0..len)`.  Everything is validated first; on any error the
- * tracker is exactly as before.  `src` may be NULL only when len is 0.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL); RNGTRK_E_FORK_ORDER
- * (a fork is open); RNGTRK_E_CORRUPT (truncated, bad magic, bad checksum,
- * bad or duplicate name or seed, offset not a multiple of 4, trailing
- * bytes); RNGTRK_E_UNSUPPORTED_VERSION; RNGTRK_E_WRONG_RANK (see
- * rngtrk_tracker_load_flags); RNGTRK_E_OUT_OF_MEMORY. */
-RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
+/** Flag of `rngtrk_tracker_seed_rank` (megatron, derived): the default
+ *  state differs per data-parallel rank. */
+#define RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT 1
+/** Flag of `rngtrk_tracker_seed_rank` (slapo): the default state takes the
+ *  tp seed. */
+#define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
 
-/* Saves the tracker's checkpoint to the file `path`, crash-safely: the bytes
- * go to `path` + ".rngtrk-tmp" in the same folder, which is flushed
- * (fsync), renamed over `path`, and the folder is flushed.  After a crash at
- * any moment `path` holds either the previous checkpoint or the new one,
- * never a mix.  Two processes must not save to the same path at once.
- * Returns RNGTRK_OK; RNGTRK_E_INVALID_ARGUMENT (NULL); RNGTRK_E_IO (with
- * the system's reason; the previous file is untouched);
- * RNGTRK_E_OUT_OF_MEMORY. */
-RNGTRK_API rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path);
+/** A rank's coordinates in the parallel layout.  A growable struct: fill it
+ *  with `rngtrk_parallel_rank_init` (coordinates 0), then set them. */
+typedef struct rngtrk_parallel_rank {
+    uint32_t struct_size; /**< the caller's sizeof(rngtrk_parallel_rank), set by the init function */
+    uint32_t tp;          /**< tensor-parallel rank */
+    uint32_t pp;          /**< pipeline-parallel rank */
+    uint32_t dp;          /**< data-parallel rank */
+    uint32_t ep;          /**< expert-parallel rank */
+    uint32_t etp;         /**< expert-tensor-parallel rank */
+} rngtrk_parallel_rank;
 
-/* Loads the checkpoint file `path` (as rngtrk_tracker_load_flags with
- * `flags`).  The header is read first: a file that is not a checkpoint, or
- * whose size disagrees with its declared length, is refused before the rest
- * is read (so memory stays bounded by the checkpoint's real size).
- * Returns RNGTRK_OK; RNGTRK_E_IO (cannot open or read); and the statuses of
- * rngtrk_tracker_load_flags.  On any error the tracker is unchanged. */
-RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags);
+/** The size of the first published `rngtrk_parallel_rank`. */
+#define RNGTRK_PARALLEL_RANK_MIN_SIZE 24
+
+/** Fills the caller's rank of `rank_size` bytes with struct_size and zeros
+ *  (exactly `rank_size` bytes are written).  Returns `RNGTRK_OK` or
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL; a size below
+ *  `RNGTRK_PARALLEL_RANK_MIN_SIZE` or past 2^32 - 1). */
+RNGTRK_API rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, size_t rank_size);
+
+/** `rngtrk_parallel_rank_init` with the size the caller compiled. */
+#define RNGTRK_PARALLEL_RANK_INIT(rank) rngtrk_parallel_rank_init((rank), sizeof *(rank))
+
+/** Seeds the tracker as `policy` seeds this rank: the default state becomes
+ *  (default seed, 0) and the named states are replaced (set_states) by the
+ *  policy's: megatron and derived give "data-parallel-rng",
+ *  "model-parallel-rng", "expert-parallel-rng"; slapo "model-parallel-rng".
+ *  The tracker records the origin (policy, seed, flags, rank) and writes it
+ *  into its checkpoints.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`
+ *  (NULL, unknown policy or flag, a bad struct_size);
+ *  `RNGTRK_E_DUPLICATE_SEED` (two named states of this rank would share a
+ *  seed: the policy collides here, nothing changes);
+ *  `RNGTRK_E_FORK_ORDER`. */
+RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
+                                                  const rngtrk_parallel_rank *rank, uint32_t flags);
+
+/** Who a tracker's states belong to: set by `rngtrk_tracker_seed_rank`,
+ *  written into checkpoints (format version 2) and checked on load.  A
+ *  growable struct: initialise it with `rngtrk_origin_init` before
+ *  `rngtrk_tracker_get_origin` fills it. */
+typedef struct rngtrk_origin {
+    uint32_t struct_size; /**< the caller's sizeof(rngtrk_origin), set by the init function */
+    uint32_t present;     /**< 0: no owner (never seeded by a policy); the other fields are 0 */
+    uint32_t policy;      /**< an rngtrk_seed_policy */
+    uint32_t flags;       /**< RNGTRK_SEED_* */
+    uint64_t seed;        /**< the base seed */
+    uint32_t tp;          /**< the rank's coordinates, as in rngtrk_parallel_rank */
+    uint32_t pp;          /**< pipeline-parallel rank */
+    uint32_t dp;          /**< data-parallel rank */
+    uint32_t ep;          /**< expert-parallel rank */
+    uint32_t etp;         /**< expert-tensor-parallel rank */
+    uint32_t reserved;    /**< 0 */
+} rngtrk_origin;
+
+/** The size of the first published `rngtrk_origin`. */
+#define RNGTRK_ORIGIN_MIN_SIZE 48
+
+/** Fills the caller's origin of `origin_size` bytes with struct_size and
+ *  zeros.  Returns as `rngtrk_parallel_rank_init` (minimum
+ *  `RNGTRK_ORIGIN_MIN_SIZE`). */
+RNGTRK_API rngtrk_status rngtrk_origin_init(rngtrk_origin *origin, size_t origin_size);
+
+/** `rngtrk_origin_init` with the size the caller compiled. */
+#define RNGTRK_ORIGIN_INIT(origin) rngtrk_origin_init((origin), sizeof *(origin))
+
+/** Copies the tracker's origin into `*out`, whose struct_size must be set
+ *  (by `rngtrk_origin_init`): exactly struct_size bytes are written, zero
+ *  past the fields this library knows.  Returns `RNGTRK_OK` or
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL, or a struct_size below
+ *  `RNGTRK_ORIGIN_MIN_SIZE`). */
+RNGTRK_API rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out);
+
+/** A 64-bit fingerprint of the states a checkpoint records (default and
+ *  named states, in order; not the origin): equal trackers give equal
+ *  digests, so ranks can compare trackers with one allgather of 8 bytes.
+ *  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT`. */
+RNGTRK_API rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
+
+/** The kind of a DTensor placement on one mesh dimension. */
+typedef enum rngtrk_placement_kind {
+    RNGTRK_PLACEMENT_REPLICATE = 0,      /**< Replicate() */
+    RNGTRK_PLACEMENT_SHARD = 1,          /**< Shard(dim) */
+    RNGTRK_PLACEMENT_PARTIAL = 2,        /**< Partial(): for random ops, like Replicate */
+    RNGTRK_PLACEMENT_RANGE_ = 0x7FFFFFFF /**< not a kind: any int is a valid value in C++ */
+} rngtrk_placement_kind;
+
+/** A DTensor placement on one mesh dimension (an array element; its layout
+ *  is frozen). */
+typedef struct rngtrk_placement {
+    uint32_t kind; /**< an rngtrk_placement_kind */
+    uint32_t dim;  /**< the tensor dimension, for RNGTRK_PLACEMENT_SHARD */
+} rngtrk_placement;
+
+/** Which first-shard size DTensor offsets use. */
+typedef enum rngtrk_offset_rule {
+    RNGTRK_OFFSET_RULE_TORCH = 0,          /**< upstream PyTorch, byte for byte */
+    RNGTRK_OFFSET_RULE_EXACT = 1,          /**< corrected: a dim sharded twice is chunked twice */
+    RNGTRK_OFFSET_RULE_RANGE_ = 0x7FFFFFFF /**< not a rule: any int is a valid value in C++ */
+} rngtrk_offset_rule;
+
+/** PyTorch's OffsetBasedRNGTracker offsets for a random op on a DTensor of
+ *  `global_shape` (ndim dims) placed on a mesh (mesh_ndim dims of
+ *  mesh_shape; this rank at `coord`; one placement per mesh dim), starting
+ *  from `offset`: `*pre` = offset + round_up4(shard_linear_idx * numel of
+ *  the first shard), `*post` = offset + round_up4(numel).  Returns
+ *  `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL, coord outside the mesh,
+ *  Shard of a dim the tensor lacks, unknown kind or rule);
+ *  `RNGTRK_E_OVERFLOW`. */
+RNGTRK_API rngtrk_status rngtrk_dtensor_offsets(size_t mesh_ndim, const uint64_t *mesh_shape, const uint64_t *coord,
+                                                const rngtrk_placement *placements, size_t ndim,
+                                                const uint64_t *global_shape, uint64_t offset, rngtrk_offset_rule rule,
+                                                uint64_t *pre, uint64_t *post);
+
+/** This rank's box of a DTensor: `start` and `local_shape` (ndim each) as
+ *  DTensor computes them (placements in mesh-dim order, each Shard cutting
+ *  the current range like torch.chunk; Replicate and Partial keep it).
+ *  Feed them to `rngtrk_sample_slice` for sharding-invariant values.
+ *  Returns as `rngtrk_dtensor_offsets`. */
+RNGTRK_API rngtrk_status rngtrk_dtensor_local_box(size_t mesh_ndim, const uint64_t *mesh_shape,
+                                                  const uint64_t *coord, const rngtrk_placement *placements,
+                                                  size_t ndim, const uint64_t *global_shape, uint64_t *start,
+                                                  uint64_t *local_shape);
+
+/* ========================================================================
+ * CUDA (docs/cuda.md)
+ *
+ * Device memory in, device memory out, on the caller's stream (`stream` is
+ * a cudaStream_t; NULL means the default stream): launches are
+ * asynchronous, with no hidden synchronisation and no allocation.  The bits
+ * equal rngtrk_sample's.  Without a usable device (or in a library built
+ * without CUDA) every function returns RNGTRK_E_UNAVAILABLE and
+ * rngtrk_last_error() says why.
+ * ===================================================================== */
+
+/** `RNGTRK_OK` if the CUDA functions can run here, else
+ *  `RNGTRK_E_UNAVAILABLE`. */
+RNGTRK_API rngtrk_status rngtrk_cuda_available(void);
+
+/** `rngtrk_sample` into device memory `device_out` on `stream`.  Statuses
+ *  as `rngtrk_sample`, plus `RNGTRK_E_UNAVAILABLE` (no device, or a launch
+ *  failed). */
+RNGTRK_API rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                            uint64_t first, uint64_t count, void *device_out, size_t out_capacity,
+                                            void *stream);
+
+/** `rngtrk_sample_slice` into device memory on `stream`. */
+RNGTRK_API rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                                  size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                                  const uint64_t *local_shape, void *device_out, size_t out_capacity,
+                                                  void *stream);
+
+/** `rngtrk_dropout_f32` with `device_in` and `device_out` in device memory. */
+RNGTRK_API rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                                 uint64_t first, uint64_t count, const float *device_in,
+                                                 float *device_out, void *stream);
+
+/** Graph-safe sampling: the kernel reads the state from `device_state` (two
+ *  uint64_t in device memory: seed, offset) when it runs, not when it is
+ *  launched, so a captured CUDA graph draws from the current state on every
+ *  replay.  Pair it with `rngtrk_cuda_advance_graphsafe` in the same
+ *  capture. */
+RNGTRK_API rngtrk_status rngtrk_cuda_sample_graphsafe(const uint64_t *device_state, const rngtrk_sample_spec *spec,
+                                                      uint64_t first, uint64_t count, void *device_out,
+                                                      size_t out_capacity, void *stream);
+
+/** Adds `increment` rounded up to a multiple of 4 to `device_state[1]` on
+ *  the device, in stream order (PyTorch's philox_cuda_state under
+ *  capture). */
+RNGTRK_API rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t increment, void *stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

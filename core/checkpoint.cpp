@@ -54,7 +54,7 @@ void encode_checkpoint(const PhiloxState &default_state, const std::vector<Named
         p += kStateBytes;
     }
     if (origin.present) {
-        store_le32(p, origin.policy);
+        store_le32(p, static_cast<uint32_t>(origin.policy));
         store_le32(p + 4, origin.flags);
         store_le64(p + 8, origin.seed);
         const uint32_t coords[5] = {origin.tp, origin.pp, origin.dp, origin.ep, origin.etp};
@@ -123,13 +123,13 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
         const uint8_t *o = src + body;
         Origin &origin = contents.origin;
         origin.present = true;
-        origin.policy = load_le32(o);
+        const uint32_t policy = load_le32(o);
         origin.flags = load_le32(o + 4);
         origin.seed = load_le64(o + 8);
         origin.tp = load_le32(o + 16), origin.pp = load_le32(o + 20), origin.dp = load_le32(o + 24);
         origin.ep = load_le32(o + 28), origin.etp = load_le32(o + 32);
-        if (origin.policy > 2) corrupt("origin: unknown seeding policy " + std::to_string(origin.policy));
-        if (origin.flags & ~3u) corrupt("origin: unknown flags");
+        if (!seed_policy_from(policy, &origin.policy)) corrupt("origin: unknown seeding policy " + std::to_string(policy));
+        if (origin.flags & ~kSeedKnownFlags) corrupt("origin: unknown flags");
     }
     return contents;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "philox_state.h"
+#include "seed_policy.h"
 
 namespace rngtrk {
 
@@ -21,7 +22,8 @@ struct NamedState {
 // version 2.  Equality of the fields that matter is decided by the tracker.
 struct Origin {
     bool present = false;
-    uint32_t policy = 0, flags = 0;
+    SeedPolicy policy = SeedPolicy::megatron;
+    uint32_t flags = 0;
     uint64_t seed = 0;
     uint32_t tp = 0, pp = 0, dp = 0, ep = 0, etp = 0;
 };

@@ -81,42 +81,53 @@ void write_file_atomically(const std::string &path, const std::vector<uint8_t> &
     if (::fsync(d.fd) != 0 && errno != EINVAL) io_error("cannot flush folder", folder, errno);
 }
 
+namespace {
+
+// "PATH: what: reason", the form of every error reading a checkpoint file.
+[[noreturn]] void read_error(const std::string &path, const std::string &what, int err) {
+    fail(RNGTRK_E_IO, path + ": " + what + ": " + std::strerror(err));
+}
+
+}  // namespace
+
 std::vector<uint8_t> read_checkpoint_file(const std::string &path) {
     Fd f(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (f.fd < 0) io_error("cannot open", path, errno);
+    if (f.fd < 0) read_error(path, "cannot open", errno);
     struct stat st;
-    if (::fstat(f.fd, &st) != 0) io_error("cannot stat", path, errno);
-    if (!S_ISREG(st.st_mode)) fail(RNGTRK_E_IO, path + " is not a regular file");
+    if (::fstat(f.fd, &st) != 0) read_error(path, "cannot stat", errno);
+    if (S_ISDIR(st.st_mode)) read_error(path, "cannot read", EISDIR);
+    if (!S_ISREG(st.st_mode)) fail(RNGTRK_E_IO, path + ": not a regular file");
     uint8_t head[20];
     size_t got = 0;
     while (got < sizeof head) {
         const ssize_t r = ::read(f.fd, head + got, sizeof head - got);
         if (r < 0 && errno == EINTR) continue;
-        if (r < 0) io_error("cannot read", path, errno);
+        if (r < 0) read_error(path, "cannot read", errno);
         if (r == 0) break;
         got += static_cast<size_t>(r);
     }
     // The header decides whether the rest is worth reading: nothing larger
     // than the declared length is ever allocated.
     if (got < 8 || std::memcmp(head, kCheckpointMagic, 8) != 0)
-        fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + path + " is not an rngtrk checkpoint (bad magic)");
-    if (got < sizeof head) fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + path + " is truncated inside the header");
+        fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: not an rngtrk checkpoint (bad magic)");
+    if (got < sizeof head) fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: truncated inside the header");
     const uint32_t version = load_le32(head + 8);
     if (version != kCheckpointFormatVersion && version != kCheckpointOriginVersion)
-        fail(RNGTRK_E_UNSUPPORTED_VERSION, "checkpoint format version " + std::to_string(version) + " of " + path +
+        fail(RNGTRK_E_UNSUPPORTED_VERSION, path + ": checkpoint format version " + std::to_string(version) +
                                                " is not supported (this library reads versions 1 and 2)");
     const uint64_t declared = load_le64(head + 12);
     if (declared != static_cast<uint64_t>(st.st_size))
-        fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + path + " has " + std::to_string(st.st_size) +
-                                   " bytes but its header says " + std::to_string(declared));
+        fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: " + std::to_string(st.st_size) +
+                                   " bytes, but its header says " + std::to_string(declared) +
+                                   (declared > static_cast<uint64_t>(st.st_size) ? " (truncated)" : " (trailing bytes)"));
     std::vector<uint8_t> bytes(static_cast<size_t>(declared));
     std::memcpy(bytes.data(), head, sizeof head);
     got = sizeof head;
     while (got < bytes.size()) {
         const ssize_t r = ::read(f.fd, bytes.data() + got, bytes.size() - got);
         if (r < 0 && errno == EINTR) continue;
-        if (r < 0) io_error("cannot read", path, errno);
-        if (r == 0) fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + path + " shrank while being read");
+        if (r < 0) read_error(path, "cannot read", errno);
+        if (r == 0) fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: the file shrank while being read");
         got += static_cast<size_t>(r);
     }
     return bytes;

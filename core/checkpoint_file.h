@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "error.h"
 #include "tracker.h"
 
 namespace rngtrk {
@@ -14,6 +15,19 @@ void write_file_atomically(const std::string &path, const std::vector<uint8_t> &
 
 // The bytes of the checkpoint file at `path`, after checking its header
 // (magic, known version, declared length equal to the file's size).
+// Errors read "PATH: what is wrong".
 std::vector<uint8_t> read_checkpoint_file(const std::string &path);
+
+// Runs `use(bytes)` on the checkpoint file at `path`; an error from either
+// step names the file first ("PATH: corrupt checkpoint: ...").
+template <class Use>
+void use_checkpoint_file(const std::string &path, Use &&use) {
+    const std::vector<uint8_t> bytes = read_checkpoint_file(path);
+    try {
+        use(bytes);
+    } catch (const Error &e) {
+        fail(e.status(), path + ": " + e.what());
+    }
+}
 
 }  // namespace rngtrk

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "philox_state.h"
+#include "seed_policy.h"
 #include "tracker.h"
 
 namespace rngtrk {
@@ -20,8 +21,6 @@ namespace rngtrk {
 PhiloxState fold_in(const PhiloxState &state, uint64_t d);
 
 // -- seeding policies ---------------------------------------------------------
-
-enum class SeedPolicy { megatron, slapo, derived };
 
 struct ParallelRank {  // this rank's coordinates
     uint32_t tp = 0, pp = 0, dp = 0, ep = 0, etp = 0;
@@ -37,10 +36,6 @@ struct PolicySeeds {
     uint64_t default_seed = 0;
     std::vector<NamedSeed> named;
 };
-
-// Flags of seed_rank (values of rngtrk.h's RNGTRK_SEED_*).
-constexpr uint32_t kSeedDataParallelRandomInit = 1;  // megatron/derived: default differs per dp rank
-constexpr uint32_t kSeedAlwaysEnableTpSeed = 2;      // slapo: default = tp seed
 
 PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &rank, uint32_t flags);
 

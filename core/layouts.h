@@ -14,6 +14,24 @@ namespace rngtrk {
 // Internal linkage: see det_math.h.
 namespace {
 
+// Block b of the in-order layouts, for a state whose offset is 4 * base:
+// stateless counter (base + b, 0), nvfuser counter (base, b).
+template <Layout L>
+RNGTRK_HD inline PhiloxBlock in_order_block(uint64_t base, uint64_t b, uint32_t k0, uint32_t k1) {
+    if (L == Layout::stateless) {
+        const uint64_t c = base + b;
+        return philox4x32_10(static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0, 0, k0, k1);
+    }
+    return philox4x32_10(static_cast<uint32_t>(base), static_cast<uint32_t>(base >> 32), static_cast<uint32_t>(b),
+                         static_cast<uint32_t>(b >> 32), k0, k1);
+}
+
+// Block (k, t) of torch-eager-cuda, given base + k: counter (base + k, t).
+RNGTRK_HD inline PhiloxBlock eager_block(uint64_t base_plus_k, uint64_t t, uint32_t k0, uint32_t k1) {
+    return philox4x32_10(static_cast<uint32_t>(base_plus_k), static_cast<uint32_t>(base_plus_k >> 32),
+                         static_cast<uint32_t>(t), static_cast<uint32_t>(t >> 32), k0, k1);
+}
+
 // The block that element g of a tensor draws from, and its unit c.
 //   E: units per block (4, or 2 for 64-bit dtypes);
 //   T: torch-eager-cuda threads (256 * grid), only for that layout.
@@ -22,21 +40,13 @@ RNGTRK_HD inline PhiloxBlock element_block(uint64_t seed, uint64_t offset, uint6
                                            unsigned *c) {
     const uint64_t base = offset / 4;
     const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-    if (L == Layout::stateless) {
-        const uint64_t b = base + g / E;
+    if (L != Layout::eager_cuda) {
         *c = static_cast<unsigned>(g % E);
-        return philox4x32_10(static_cast<uint32_t>(b), static_cast<uint32_t>(b >> 32), 0, 0, k0, k1);
+        return in_order_block<L>(base, g / E, k0, k1);
     }
-    if (L == Layout::nvfuser) {
-        const uint64_t n = g / E;
-        *c = static_cast<unsigned>(g % E);
-        return philox4x32_10(static_cast<uint32_t>(base), static_cast<uint32_t>(base >> 32), static_cast<uint32_t>(n),
-                             static_cast<uint32_t>(n >> 32), k0, k1);
-    }
-    const uint64_t U = E, k = g / (T * U), t = g % T, b = base + k;
+    const uint64_t U = E, k = g / (T * U), t = g % T;
     *c = static_cast<unsigned>((g % (T * U)) / T);
-    return philox4x32_10(static_cast<uint32_t>(b), static_cast<uint32_t>(b >> 32), static_cast<uint32_t>(t),
-                         static_cast<uint32_t>(t >> 32), k0, k1);
+    return eager_block(base + k, t, k0, k1);
 }
 
 }  // namespace

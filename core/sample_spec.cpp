@@ -6,6 +6,7 @@
 
 #include "det_math.h"
 #include "error.h"
+#include "versioned_struct.h"
 
 namespace rngtrk {
 
@@ -88,9 +89,7 @@ size_t element_bytes(DType dtype) {
     return 1;
 }
 
-unsigned elements_per_block(const SampleSpec &spec) {
-    return (spec.dtype == DType::u64 || spec.dtype == DType::f64) && spec.dist != Dist::dropout ? 2 : 4;
-}
+unsigned elements_per_block(const SampleSpec &spec) { return units_per_block(spec.dist, spec.dtype); }
 
 namespace {
 
@@ -114,22 +113,21 @@ rngtrk_sample_spec defaults(uint32_t layout, uint32_t distribution, uint32_t dty
 
 }  // namespace
 
-void init_spec(rngtrk_sample_spec *out, int layout, int distribution, int dtype) {
+void init_spec(rngtrk_sample_spec *out, size_t size, int layout, int distribution, int dtype) {
     check_kinds(layout, distribution, dtype, false);
-    *out = defaults(static_cast<uint32_t>(layout), static_cast<uint32_t>(distribution),
-                    static_cast<uint32_t>(dtype));
+    init_versioned(out, size, RNGTRK_SAMPLE_SPEC_MIN_SIZE,
+                   defaults(static_cast<uint32_t>(layout), static_cast<uint32_t>(distribution),
+                            static_cast<uint32_t>(dtype)),
+                   "spec");
 }
 
 SampleSpec checked_spec(const rngtrk_sample_spec *c, bool for_dropout) {
     if (c == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, "spec is NULL");
-    // Read what the caller's struct has; later fields keep their defaults.
-    rngtrk_sample_spec s;
-    const size_t header = offsetof(rngtrk_sample_spec, param_a);
-    if (c->struct_size < header)
-        fail(RNGTRK_E_INVALID_ARGUMENT,
-             "spec->struct_size " + std::to_string(c->struct_size) + " is too small (use rngtrk_sample_spec_init)");
-    s = defaults(c->layout, c->distribution, c->dtype);
-    std::memcpy(&s, c, c->struct_size < sizeof s ? c->struct_size : sizeof s);
+    // Read what the caller's struct has; the fields it may lack (those past
+    // the first published layout: threads, reserved) have defaults that do
+    // not depend on the kinds.
+    const rngtrk_sample_spec s = read_versioned(c, RNGTRK_SAMPLE_SPEC_MIN_SIZE, defaults(0, 0, 0), "spec");
+    if (s.reserved != 0) fail(RNGTRK_E_INVALID_ARGUMENT, "spec->reserved must be 0");
     check_kinds(static_cast<int>(s.layout), static_cast<int>(s.distribution), static_cast<int>(s.dtype),
                 for_dropout);
 

@@ -37,9 +37,10 @@ unsigned elements_per_block(const SampleSpec &spec);
 // Error(RNGTRK_E_INVALID_ARGUMENT) with the reason.
 SampleSpec checked_spec(const rngtrk_sample_spec *spec, bool for_dropout);
 
-// Fills `*out` with the defaults of (layout, distribution, dtype); throws
-// on a combination the library does not make.
-void init_spec(rngtrk_sample_spec *out, int layout, int distribution, int dtype);
+// Fills the caller's spec of `size` bytes with the defaults of (layout,
+// distribution, dtype) (docs/abi.md); throws on a combination the library
+// does not make or a bad size.
+void init_spec(rngtrk_sample_spec *out, size_t size, int layout, int distribution, int dtype);
 
 // torch-eager-cuda's launch for a tensor of `numel` elements: T threads
 // (256 per block, blocks capped at sm_count * max_threads_per_sm / 256) and

@@ -92,7 +92,7 @@ namespace {
 
 std::string describe(const Origin &o) {
     static const char *const policies[] = {"megatron", "slapo", "derived"};
-    return std::string(policies[o.policy % 3]) + " seed " + std::to_string(o.seed) + " flags " +
+    return std::string(policies[static_cast<uint32_t>(o.policy)]) + " seed " + std::to_string(o.seed) + " flags " +
            std::to_string(o.flags) + " (tp " + std::to_string(o.tp) + ", pp " + std::to_string(o.pp) + ", dp " +
            std::to_string(o.dp) + ", ep " + std::to_string(o.ep) + ", etp " + std::to_string(o.etp) + ")";
 }
@@ -101,8 +101,8 @@ std::string describe(const Origin &o) {
 // and flags, and equal coordinates where the policy's seeds depend on them.
 bool same_streams(const Origin &a, const Origin &b) {
     if (a.policy != b.policy || a.seed != b.seed || a.flags != b.flags) return false;
-    const bool slapo = a.policy == 1;
-    const bool dp_matters = slapo || (a.flags & 1u);
+    const bool slapo = a.policy == SeedPolicy::slapo;
+    const bool dp_matters = slapo || (a.flags & kSeedDataParallelRandomInit);
     return a.pp == b.pp && a.tp == b.tp && (!dp_matters || a.dp == b.dp) &&
            (slapo || (a.ep == b.ep && a.etp == b.etp));
 }

@@ -52,8 +52,7 @@ struct Kind {
     using Out = typename StorageOf<T>::type;  // the output element (dropout: f32 data)
     // What block_values makes per element: the element, or dropout's keep flag.
     using Value = typename std::conditional<D == Dist::dropout, uint8_t, Out>::type;
-    // Elements per Philox block: 2 for 64-bit dtypes, else 4 (dropout: 4).
-    static constexpr unsigned units = (T == DType::u64 || T == DType::f64) && D != Dist::dropout ? 2 : 4;
+    static constexpr unsigned units = units_per_block(D, T);
 };
 
 // Element r of the output from its value (dropout: in[r] scaled, or 0).
@@ -167,17 +166,6 @@ struct InOrderArgs {
     const float *in;               // dropout's input, else NULL
 };
 
-template <Layout L>
-RNGTRK_HD inline PhiloxBlock in_order_block(uint64_t base, uint64_t b, uint32_t k0, uint32_t k1) {
-    // stateless: counter (base + b, 0); nvfuser: counter (base, b).
-    if (L == Layout::stateless) {
-        const uint64_t c = base + b;
-        return philox4x32_10(static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0, 0, k0, k1);
-    }
-    return philox4x32_10(static_cast<uint32_t>(base), static_cast<uint32_t>(base >> 32), static_cast<uint32_t>(b),
-                         static_cast<uint32_t>(b >> 32), k0, k1);
-}
-
 // Thread item j computes block first / E + j and writes its elements that
 // fall in the range, grid-stride.
 template <Layout L, Dist D, DType T>
@@ -260,9 +248,7 @@ RNGTRK_HD inline void eager_body(ThreadPos p, const EagerArgs &a) {
     I t = j % threads, e0 = k * slab + t;  // the pair's unit-0 element
     uint64_t counter = base + k;
     for (; j < pairs; j += stride) {
-        const PhiloxBlock w = philox4x32_10(static_cast<uint32_t>(counter), static_cast<uint32_t>(counter >> 32),
-                                            static_cast<uint32_t>(t), static_cast<uint32_t>(uint64_t{t} >> 32), k0,
-                                            k1);
+        const PhiloxBlock w = eager_block(counter, t, k0, k1);
         V v[U];
         block_values<Layout::eager_cuda, D, T>(a.spec, w, v);
         const I r0 = e0 - first;

@@ -87,7 +87,7 @@ case_ 2 "rngtrk dtensor-offsets: " "one entry per --mesh dimension" dtensor-offs
 case_ 2 "rngtrk inspect: " "needs a FILE" inspect
 case_ 2 "rngtrk inspect: " "unknown option --fiel" inspect --fiel x
 case_ 1 "rngtrk inspect: $dir/empty.rtck: " "bad magic" inspect "$dir/empty.rtck"
-case_ 1 "rngtrk inspect: $dir/folder.rtck: " "Is a directory" inspect "$dir/folder.rtck"
+case_ 1 "rngtrk inspect: $dir/folder.rtck: " "cannot read: Is a directory" inspect "$dir/folder.rtck"
 case_ 1 "rngtrk inspect: /nonexistent/x.rtck: " "No such file" inspect /nonexistent/x.rtck
 for bad in "$vectors"/checkpoints/invalid/*.rtck; do
     case_ 1 "rngtrk inspect: $bad: " "" inspect "$bad"

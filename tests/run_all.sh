@@ -79,6 +79,8 @@ cxx=${CXX:-c++}
 check "shared vectors are up to date" "$python" "$top/tests/vectors/generate.py" --check
 check "header alone, C99 -pedantic -Werror" $cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only \
     -I"$top/c_api" "$top/tests/c/header_alone.c"
+check "header alone, C11 -pedantic -Werror" $cc -std=c11 -Wall -Wextra -pedantic -Werror -fsyntax-only \
+    -I"$top/c_api" "$top/tests/c/header_alone.c"
 check "header alone, C++11 -pedantic -Werror" $cxx -std=c++11 -Wall -Wextra -pedantic -Werror -fsyntax-only \
     -x c++ -I"$top/c_api" "$top/tests/c/header_alone.c"
 check "header alone, C++17 -pedantic -Werror" $cxx -std=c++17 -Wall -Wextra -pedantic -Werror -fsyntax-only \

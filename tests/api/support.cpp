@@ -44,51 +44,22 @@ std::string read_text(const std::string &path) {
     return std::string(bytes.begin(), bytes.end());
 }
 
-namespace {
-void append_json_string(std::string &out, const char *s) {
-    out += '"';
-    for (const unsigned char *p = reinterpret_cast<const unsigned char *>(s); *p; ++p) {
-        switch (*p) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
-            default:
-                if (*p < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", *p);
-                    out += buf;
-                } else {
-                    out += static_cast<char>(*p);
-                }
-        }
-    }
-    out += '"';
-}
-}  // namespace
 
 std::string canonical_json(const rngtrk_tracker *t) {
-    rngtrk_philox_state d{};
-    size_t count = 0;
-    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_get_default(t, &d));
-    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_count(t, &count));
-    std::ostringstream head;
-    head << "{\"format_version\": 1, \"default\": {\"seed\": " << d.seed
-         << ", \"offset\": " << d.offset << "}, \"states\": [";
-    std::string out = head.str();
-    for (size_t i = 0; i < count; ++i) {
-        const char *name = nullptr;
-        rngtrk_philox_state s{};
-        EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_name_at(t, i, &name));
-        EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_get_state(t, name, &s));
-        out += i ? ", {\"name\": " : "{\"name\": ";
-        append_json_string(out, name);
-        out += ", \"seed\": " + std::to_string(s.seed) + ", \"offset\": " + std::to_string(s.offset) + "}";
-    }
-    return out + "]}\n";
+    const std::vector<uint8_t> bytes = save(t);
+    size_t len = 0;
+    EXPECT_EQ(RNGTRK_OK, rngtrk_checkpoint_json(bytes.data(), bytes.size(), nullptr, 0, &len)) << rngtrk_last_error();
+    std::string json(len + 1, '\0');
+    EXPECT_EQ(RNGTRK_OK, rngtrk_checkpoint_json(bytes.data(), bytes.size(), &json[0], json.size(), &len));
+    json.resize(len);
+    return json + "\n";
+}
+
+rngtrk_parallel_rank make_rank(uint32_t tp, uint32_t pp, uint32_t dp, uint32_t ep, uint32_t etp) {
+    rngtrk_parallel_rank r;
+    EXPECT_EQ(RNGTRK_OK, RNGTRK_PARALLEL_RANK_INIT(&r));
+    r.tp = tp, r.pp = pp, r.dp = dp, r.ep = ep, r.etp = etp;
+    return r;
 }
 
 rngtrk_status status_from_name(const std::string &name) {
@@ -109,6 +80,8 @@ rngtrk_status status_from_name(const std::string &name) {
         {"RNGTRK_E_OUT_OF_MEMORY", RNGTRK_E_OUT_OF_MEMORY},
         {"RNGTRK_E_UNAVAILABLE", RNGTRK_E_UNAVAILABLE},
         {"RNGTRK_E_INTERNAL", RNGTRK_E_INTERNAL},
+        {"RNGTRK_E_WRONG_RANK", RNGTRK_E_WRONG_RANK},
+        {"RNGTRK_E_IO", RNGTRK_E_IO},
     };
     for (const auto &row : table)
         if (name == row.name) return row.code;

@@ -40,8 +40,12 @@ std::string vector_path(const std::string &relative);
 std::vector<uint8_t> read_file(const std::string &path);
 std::string read_text(const std::string &path);
 
-// The canonical JSON of tools/rngtrk_cli.c, built here from the C API.
+// The canonical JSON of the tracker's checkpoint, as the library writes it
+// (rngtrk_checkpoint_json), with a newline: the golden .json files' form.
 std::string canonical_json(const rngtrk_tracker *t);
+
+// A rank struct, initialised as callers must (rngtrk_parallel_rank_init).
+rngtrk_parallel_rank make_rank(uint32_t tp, uint32_t pp, uint32_t dp, uint32_t ep, uint32_t etp);
 
 // Status value of a name such as "RNGTRK_E_CORRUPT"; fails the test if unknown.
 rngtrk_status status_from_name(const std::string &name);

@@ -98,9 +98,42 @@ TEST(Checkpoint, InvalidFilesFailWithTheirStatusAndChangeNothing) {
         const Snapshot before = snapshot(t.get());
         EXPECT_STATUS(status_from_name(status_name), rngtrk_tracker_load(t.get(), bytes.data(), bytes.size()));
         EXPECT_TRUE(before == snapshot(t.get())) << file;
+        // The describer validates exactly as load does: the same status and message.
+        const std::string load_message = rngtrk_last_error();
+        size_t len = 0;
+        EXPECT_STATUS(status_from_name(status_name), rngtrk_checkpoint_json(bytes.data(), bytes.size(), nullptr, 0, &len));
+        EXPECT_EQ(load_message, rngtrk_last_error()) << file;
         ++checked;
     }
     EXPECT_GE(checked, 14);
+}
+
+TEST(Checkpoint, JsonBufferRulesAndFiles) {
+    const std::vector<uint8_t> bytes = read_file(vector_path("checkpoints/megatron_rank_v2.rtck"));
+    const std::string want = read_text(vector_path("checkpoints/megatron_rank_v2.json"));  // with its newline
+    size_t len = 0;
+    ASSERT_OK(rngtrk_checkpoint_json(bytes.data(), bytes.size(), nullptr, 0, &len));  // a size query
+    ASSERT_EQ(want.size() - 1, len);
+    std::string text(len + 8, '#');
+    EXPECT_STATUS(RNGTRK_E_BUFFER_TOO_SMALL, rngtrk_checkpoint_json(bytes.data(), bytes.size(), &text[0], len, &len));
+    EXPECT_EQ(want.size() - 1, len);
+    EXPECT_EQ(std::string(len + 8, '#'), text) << "a refused call wrote into the buffer";
+    ASSERT_OK(rngtrk_checkpoint_json(bytes.data(), bytes.size(), &text[0], len + 1, &len));
+    EXPECT_EQ('\0', text[len]);
+    EXPECT_EQ(want, text.substr(0, len) + "\n");
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_checkpoint_json(nullptr, 4, nullptr, 0, &len));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_checkpoint_json(bytes.data(), bytes.size(), nullptr, 0, nullptr));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_checkpoint_json(bytes.data(), bytes.size(), nullptr, 9, &len));
+    // From a file: the same text; errors name the file.
+    const std::string path = vector_path("checkpoints/megatron_rank_v2.rtck");
+    ASSERT_OK(rngtrk_checkpoint_file_json(path.c_str(), &text[0], text.size(), &len));
+    EXPECT_EQ(want, text.substr(0, len) + "\n");
+    const std::string bad = vector_path("checkpoints/invalid/bad_checksum.rtck");
+    EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_checkpoint_file_json(bad.c_str(), nullptr, 0, &len));
+    EXPECT_EQ(bad + ": corrupt checkpoint: checksum mismatch", std::string(rngtrk_last_error()));
+    EXPECT_STATUS(RNGTRK_E_IO, rngtrk_checkpoint_file_json("/nonexistent/x.rtck", nullptr, 0, &len));
+    EXPECT_STATUS(RNGTRK_E_IO, rngtrk_checkpoint_file_json(vector_path("checkpoints").c_str(), nullptr, 0, &len));
+    EXPECT_NE(nullptr, std::strstr(rngtrk_last_error(), "Is a directory")) << rngtrk_last_error();
 }
 
 TEST(Checkpoint, SaveLoadSaveIsByteIdentical) {

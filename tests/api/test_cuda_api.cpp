@@ -9,7 +9,7 @@ TEST(CudaApi, WithoutADeviceEverythingSaysUnavailableAndWhy) {
     EXPECT_STATUS(RNGTRK_E_UNAVAILABLE, rngtrk_cuda_available());
     std::cout << "[ INFO     ] " << rngtrk_last_error() << "\n";
     rngtrk_sample_spec s;
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
     const rngtrk_philox_state st{1, 0}, misaligned{1, 2};
     float fake[4];  // never written: the call fails before any launch
     EXPECT_STATUS(RNGTRK_E_UNAVAILABLE, rngtrk_cuda_sample(&st, &s, 0, 4, fake, sizeof fake, nullptr));

@@ -157,7 +157,7 @@ TEST(CurandOracle, SampleLayoutsAgreeWithTheHostGenerator) {
     const rngtrk_philox_state st{seed, offset};
 
     rngtrk_sample_spec s;
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
     std::vector<uint32_t> stateless(kBlocks * 4);
     ASSERT_OK(rngtrk_sample(&st, &s, 0, stateless.size(), stateless.data(), stateless.size() * 4));
     for (size_t k = 0; k < kBlocks; ++k)
@@ -165,11 +165,11 @@ TEST(CurandOracle, SampleLayoutsAgreeWithTheHostGenerator) {
 
     constexpr uint64_t T = kSubsequences, n = T * 4 * kBlocks;
     std::vector<uint32_t> eager(n);
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
     s.sm_count = 32, s.max_threads_per_sm = 2048;
     ASSERT_OK(rngtrk_sample(&st, &s, 0, n, eager.data(), n * 4));
     std::vector<float> eager_uniform(n);
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
     s.sm_count = 32, s.max_threads_per_sm = 2048;
     ASSERT_OK(rngtrk_sample(&st, &s, 0, n, eager_uniform.data(), n * 4));
     for (uint64_t e = 0; e < n; ++e) {

@@ -107,7 +107,7 @@ TEST(Distributed, ShardedBoxesRebuildTheUnshardedTensorOnEveryLayout) {
     const rngtrk_placement pl[3] = {S(0), R, S(1)};
     for (rngtrk_layout layout : {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA}) {
         rngtrk_sample_spec s;
-        ASSERT_OK(rngtrk_sample_spec_init(&s, layout, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32));
+        ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, layout, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32));
         rngtrk_sample_spec whole_spec = s;
         whole_spec.numel = 70;
         const rngtrk_philox_state st{2024, 12};
@@ -134,7 +134,7 @@ TEST(Distributed, ShardedBoxesRebuildTheUnshardedTensorOnEveryLayout) {
 
 TEST(Distributed, MegatronAndSlapoSeedsAreTheUpstreamFormulas) {
     TrackerPtr t = new_tracker();
-    const rngtrk_parallel_rank r{3, 1, 2, 1, 0};  // tp 3, pp 1, dp 2, ep 1, etp 0
+    const rngtrk_parallel_rank r = make_rank(3, 1, 2, 1, 0);  // tp 3, pp 1, dp 2, ep 1, etp 0
     ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1234, &r, 0));
     rngtrk_philox_state d;
     ASSERT_OK(rngtrk_tracker_get_default(t.get(), &d));
@@ -177,7 +177,7 @@ TEST(Distributed, DerivedSeedsUseFoldInAndNeverCollideOnABigLayout) {
             for (uint32_t tp = 0; tp < 16; ++tp)
                 for (uint32_t ep = 0; ep < 8; ++ep)
                     for (uint32_t etp = 0; etp < 2; ++etp) {
-                        const rngtrk_parallel_rank r{tp, pp, dp, ep, etp};
+                        const rngtrk_parallel_rank r = make_rank(tp, pp, dp, ep, etp);
                         ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_DERIVED, 1234, &r,
                                                            RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT));
                         const std::map<std::string, uint64_t> n = named_seeds(t.get());
@@ -191,13 +191,13 @@ TEST(Distributed, DerivedSeedsUseFoldInAndNeverCollideOnABigLayout) {
 
 TEST(Distributed, SeedRankErrorsChangeNothing) {
     TrackerPtr t = new_tracker();
-    const rngtrk_parallel_rank r{0, 0, 0, 0, 0};
+    const rngtrk_parallel_rank r = make_rank(0, 0, 0, 0, 0);
     const Snapshot before = snapshot(t.get());
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), static_cast<rngtrk_seed_policy>(9), 1, &r, 0));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1, &r, 64));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1, nullptr, 0));
     // Megatron collides within one rank when 2718 + tp = 1024 + 100 ep + etp.
-    const rngtrk_parallel_rank clash{6, 0, 0, 16, 100};
+    const rngtrk_parallel_rank clash = make_rank(6, 0, 0, 16, 100);
     EXPECT_STATUS(RNGTRK_E_DUPLICATE_SEED, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1, &clash, 0));
     EXPECT_TRUE(before == snapshot(t.get()));
 }
@@ -208,7 +208,7 @@ TEST(Distributed, DigestsAgreeExactlyWhenTrackersDo) {
     ASSERT_OK(rngtrk_tracker_digest(a.get(), &da));
     ASSERT_OK(rngtrk_tracker_digest(b.get(), &db));
     EXPECT_EQ(da, db);
-    const rngtrk_parallel_rank r{1, 0, 0, 0, 0};
+    const rngtrk_parallel_rank r = make_rank(1, 0, 0, 0, 0);
     ASSERT_OK(rngtrk_tracker_seed_rank(a.get(), RNGTRK_POLICY_MEGATRON, 5, &r, 0));
     ASSERT_OK(rngtrk_tracker_seed_rank(b.get(), RNGTRK_POLICY_MEGATRON, 5, &r, 0));
     ASSERT_OK(rngtrk_tracker_digest(a.get(), &da));
@@ -241,7 +241,7 @@ std::vector<uint8_t> seeded_checkpoint(rngtrk_seed_policy policy, const rngtrk_p
 
 TEST(Distributed, CheckpointsOfSeededTrackersAreVersion2AndNameTheirRank) {
     // tp 3, pp 1, dp 2, ep 1: the golden file written by the independent encoder.
-    const rngtrk_parallel_rank r{3, 1, 2, 1, 0};
+    const rngtrk_parallel_rank r = make_rank(3, 1, 2, 1, 0);
     TrackerPtr t = new_tracker();
     ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1234, &r, 0));
     ASSERT_OK(rngtrk_tracker_advance(t.get(), 8, nullptr));
@@ -255,12 +255,13 @@ TEST(Distributed, CheckpointsOfSeededTrackersAreVersion2AndNameTheirRank) {
     TrackerPtr u = new_tracker();
     ASSERT_OK(rngtrk_tracker_load(u.get(), bytes.data(), bytes.size()));
     rngtrk_origin o;
+    ASSERT_OK(RNGTRK_ORIGIN_INIT(&o));
     ASSERT_OK(rngtrk_tracker_get_origin(u.get(), &o));
     EXPECT_EQ(1u, o.present);
     EXPECT_EQ(uint32_t{RNGTRK_POLICY_MEGATRON}, o.policy);
     EXPECT_EQ(1234u, o.seed);
-    EXPECT_EQ(3u, o.rank.tp);
-    EXPECT_EQ(2u, o.rank.dp);
+    EXPECT_EQ(3u, o.tp);
+    EXPECT_EQ(2u, o.dp);
     EXPECT_EQ(bytes, save(u.get()));
     // reset forgets it, and saves version 1 again.
     ASSERT_OK(rngtrk_tracker_reset(u.get()));
@@ -270,7 +271,8 @@ TEST(Distributed, CheckpointsOfSeededTrackersAreVersion2AndNameTheirRank) {
 }
 
 TEST(Distributed, ACheckpointOfAnotherRankIsRefusedUnlessAsked) {
-    const rngtrk_parallel_rank writer{1, 0, 0, 0, 0}, other_tp{0, 0, 0, 0, 0}, other_dp{1, 0, 1, 0, 0};
+    const rngtrk_parallel_rank writer = make_rank(1, 0, 0, 0, 0), other_tp = make_rank(0, 0, 0, 0, 0),
+                               other_dp = make_rank(1, 0, 1, 0, 0);
     const std::vector<uint8_t> bytes = seeded_checkpoint(RNGTRK_POLICY_MEGATRON, writer, 0);
     TrackerPtr t = new_tracker();
     ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1234, &other_tp, 0));
@@ -307,7 +309,7 @@ TEST(Distributed, DataParallelReplicasHaveEqualDigestsAndTensorShardsDifferent) 
         for (uint32_t dp = 0; dp < 2; ++dp)
             for (uint32_t tp = 0; tp < 2; ++tp) {
                 TrackerPtr t = new_tracker();
-                const rngtrk_parallel_rank r{tp, pp, dp, 0, 0};
+                const rngtrk_parallel_rank r = make_rank(tp, pp, dp, 0, 0);
                 ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 7, &r, 0));
                 uint64_t d;
                 ASSERT_OK(rngtrk_tracker_digest(t.get(), &d));

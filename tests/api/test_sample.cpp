@@ -32,20 +32,11 @@ const Kind kKinds[] = {{RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32},     {RNGTRK_DIST_BI
                        {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32},   {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64},
                        {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8}};
 
-size_t bytes_of(rngtrk_dtype t) {
-    switch (t) {
-        case RNGTRK_DTYPE_U8: return 1;
-        case RNGTRK_DTYPE_F16:
-        case RNGTRK_DTYPE_BF16: return 2;
-        case RNGTRK_DTYPE_U32:
-        case RNGTRK_DTYPE_F32: return 4;
-        default: return 8;
-    }
-}
+size_t bytes_of(rngtrk_dtype t) { return rngtrk_dtype_size(t); }
 
 rngtrk_sample_spec make_spec(rngtrk_layout l, Kind k) {
     rngtrk_sample_spec s;
-    EXPECT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&s, l, k.dist, k.dtype)) << rngtrk_last_error();
+    EXPECT_EQ(RNGTRK_OK, RNGTRK_SAMPLE_SPEC_INIT(&s, l, k.dist, k.dtype)) << rngtrk_last_error();
     return s;
 }
 
@@ -191,7 +182,7 @@ TEST(Sample, SharedVectorsFromThePythonReference) {
             uint32_t sm, threads;
             f >> layout >> dist >> dtype >> seed >> offset >> first >> count >> a >> b >> sm >> threads >> numel;
             rngtrk_sample_spec s;
-            ASSERT_OK(rngtrk_sample_spec_init(&s, layout_named(layout), dist_named(dist), dtype_named(dtype)));
+            ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, layout_named(layout), dist_named(dist), dtype_named(dtype)));
             s.param_a = a, s.param_b = b, s.sm_count = sm, s.max_threads_per_sm = threads, s.numel = numel;
             const size_t width = bytes_of(static_cast<rngtrk_dtype>(s.dtype));
             const std::vector<uint8_t> got = sample({seed, offset}, s, first, count);
@@ -206,7 +197,7 @@ TEST(Sample, SharedVectorsFromThePythonReference) {
             uint64_t numel, expected, got = 0;
             f >> layout >> dist >> dtype >> numel >> expected;
             rngtrk_sample_spec s;
-            ASSERT_OK(rngtrk_sample_spec_init(&s, layout_named(layout), dist_named(dist), dtype_named(dtype)));
+            ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, layout_named(layout), dist_named(dist), dtype_named(dtype)));
             ASSERT_OK(rngtrk_sample_offset_increment(&s, numel, &got));
             EXPECT_EQ(expected, got) << line;
             ++increments;
@@ -418,12 +409,12 @@ TEST(Sample, Errors) {
     const rngtrk_philox_state st{1, 0}, misaligned{1, 2};
     rngtrk_sample_spec s;
     float out[8];
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample_spec_init(nullptr, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_F32));
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F16));
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample_spec_init(&s, static_cast<rngtrk_layout>(7), RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, static_cast<rngtrk_distribution>(9), RNGTRK_DTYPE_U32));
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample_spec_init(nullptr, sizeof(rngtrk_sample_spec), RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_F32));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F16));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, static_cast<rngtrk_layout>(7), RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, static_cast<rngtrk_distribution>(9), RNGTRK_DTYPE_U32));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(nullptr, &s, 0, 8, out, sizeof out));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, nullptr, 0, 8, out, sizeof out));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&misaligned, &s, 0, 8, out, sizeof out));
@@ -442,20 +433,20 @@ TEST(Sample, Errors) {
     bad = s;
     bad.dtype = RNGTRK_DTYPE_U32;
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &bad, 0, 8, out, sizeof out));
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32));
     s.param_b = -1;
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
     s.param_a = 1.5;
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
     s.numel = 5;
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
     s.numel = 0, s.sm_count = 0;
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
     // torch-eager-cuda holds f16 bounds as f16 (PyTorch's rule): 7e4 is past
     // f16's largest value, so the draw is refused (bf16 reaches 3.4e38).
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16));
     s.param_a = -1e3, s.param_b = 7e4;
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
     EXPECT_NE(nullptr, std::strstr(rngtrk_last_error(), "overflows f16")) << rngtrk_last_error();
@@ -464,13 +455,13 @@ TEST(Sample, Errors) {
     s.dtype = RNGTRK_DTYPE_BF16, s.param_b = 7e4;
     ASSERT_OK(rngtrk_sample(&st, &s, 0, 8, out, sizeof out));
     // Dropout needs BERNOULLI with dtype F32; a mask spec is refused.
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dropout_f32(&st, &s, 0, 8, out, out));
     s.dtype = RNGTRK_DTYPE_F32;
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dropout_f32(&st, &s, 0, 8, nullptr, out));
     ASSERT_OK(rngtrk_dropout_f32(&st, &s, 0, 8, out, out));
     // Slices.
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
     const uint64_t g[2] = {4, 4}, st0[2] = {3, 0}, l[2] = {2, 4}, ok_l[2] = {1, 4};
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample_slice(&st, &s, 2, g, st0, l, out, sizeof out));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample_slice(&st, &s, 0, g, st0, ok_l, out, sizeof out));
@@ -547,7 +538,7 @@ TEST(Sample, TrackerDropoutAndOverflowLeaveNothingHalfDone) {
     const rngtrk_philox_state near_end{4, ~uint64_t{0} - 7};
     ASSERT_OK(rngtrk_tracker_set_default(t.get(), &near_end));
     rngtrk_sample_spec s;
-    ASSERT_OK(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
     s.dtype = RNGTRK_DTYPE_F32;
     std::vector<float> in(100, 1.0f), out(100, -1.0f);
     const Snapshot snap = snapshot(t.get());

@@ -19,7 +19,7 @@ TEST(Stress, ThreadsWithTheirOwnTrackersAndConcurrentGeneration) {
         threads.emplace_back([&, id] {
             TrackerPtr t = new_tracker();
             rngtrk_sample_spec s;
-            rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32);
+            RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32);
             s.threads = id % 2 ? 2 : 1;
             std::vector<float> out(1 << 12);
             for (int i = 0; i < 300; ++i) {

@@ -18,7 +18,7 @@ template <Layout L>
 void check(rngtrk_layout layout) {
     const uint64_t seed = 0x9E3779B97F4A7C15ull, offset = 4096, n = 3000;
     rngtrk_sample_spec s;
-    rngtrk_sample_spec_init(&s, layout, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32);
+    RNGTRK_SAMPLE_SPEC_INIT(&s, layout, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32);
     s.numel = n;
     const uint64_t T = 256 * 12;  // eager: 3000 elements launch 12 blocks of 256 threads
     const rngtrk_philox_state st{seed, offset};

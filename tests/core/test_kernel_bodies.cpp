@@ -51,7 +51,7 @@ size_t width(rngtrk_dtype t) { return element_bytes(static_cast<DType>(t)); }
 
 rngtrk_sample_spec c_spec(rngtrk_layout layout, const KindCase &k) {
     rngtrk_sample_spec s;
-    EXPECT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&s, layout, k.dist, k.dropout ? RNGTRK_DTYPE_U8 : k.dtype));
+    EXPECT_EQ(RNGTRK_OK, RNGTRK_SAMPLE_SPEC_INIT(&s, layout, k.dist, k.dropout ? RNGTRK_DTYPE_U8 : k.dtype));
     s.dtype = k.dtype;
     if (k.dist == RNGTRK_DIST_UNIFORM) s.param_a = -1.5, s.param_b = 2.25;
     if (k.dist == RNGTRK_DIST_NORMAL) s.param_a = 0.5, s.param_b = 2.0;

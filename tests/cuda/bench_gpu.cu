@@ -129,7 +129,7 @@ int main(int argc, char **argv) {
     for (const Case &c : cases) {
         if (only != nullptr && std::strcmp(only, c.name) != 0) continue;
         rngtrk_sample_spec s;
-        check(rngtrk_sample_spec_init(&s, c.layout, c.dist, c.dropout ? RNGTRK_DTYPE_U8 : c.dtype), "spec");
+        check(RNGTRK_SAMPLE_SPEC_INIT(&s, c.layout, c.dist, c.dropout ? RNGTRK_DTYPE_U8 : c.dtype), "spec");
         if (c.dropout) s.dtype = RNGTRK_DTYPE_F32, s.param_a = 0.9;
         s.sm_count = static_cast<uint32_t>(prop.multiProcessorCount);
         s.max_threads_per_sm = static_cast<uint32_t>(prop.maxThreadsPerMultiProcessor);

@@ -26,16 +26,7 @@ namespace {
         }                                                                                           \
     } while (0)
 
-size_t width(uint32_t dtype) {
-    switch (dtype) {
-        case RNGTRK_DTYPE_U8: return 1;
-        case RNGTRK_DTYPE_F16:
-        case RNGTRK_DTYPE_BF16: return 2;
-        case RNGTRK_DTYPE_U32:
-        case RNGTRK_DTYPE_F32: return 4;
-        default: return 8;
-    }
-}
+size_t width(uint32_t dtype) { return rngtrk_dtype_size(static_cast<rngtrk_dtype>(dtype)); }
 
 struct Device {
     void *p = nullptr;
@@ -65,7 +56,7 @@ const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER
 
 rngtrk_sample_spec spec_for(rngtrk_layout layout, KindCase k) {
     rngtrk_sample_spec s;
-    EXPECT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&s, layout, k.d, k.t));
+    EXPECT_EQ(RNGTRK_OK, RNGTRK_SAMPLE_SPEC_INIT(&s, layout, k.d, k.t));
     if (k.d == RNGTRK_DIST_UNIFORM) s.param_a = -1.5, s.param_b = 2.25;
     if (k.d == RNGTRK_DIST_NORMAL) s.param_a = 0.5, s.param_b = 2.0;
     if (k.d == RNGTRK_DIST_BERNOULLI) s.param_a = 0.7;
@@ -151,7 +142,7 @@ TEST(Cuda, DropoutEqualsTheCpuAlignedOrNot) {
     REQUIRE_GPU();
     for (rngtrk_layout layout : kLayouts) {
         rngtrk_sample_spec drop;
-        ASSERT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&drop, layout, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
+        ASSERT_EQ(RNGTRK_OK, RNGTRK_SAMPLE_SPEC_INIT(&drop, layout, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
         drop.dtype = RNGTRK_DTYPE_F32, drop.param_a = 0.8, drop.numel = 1000000;
         const rngtrk_philox_state st{77, 8};
         const uint64_t first = 9, count = 900001;
@@ -250,7 +241,7 @@ TEST(Cuda, AUserKernelOnTheDeviceHeaderGivesTheLibrarysBits) {
     std::vector<float> in(n), want(n);
     for (uint64_t i = 0; i < n; ++i) in[i] = 1.0f + 0.5f * i;
     rngtrk_sample_spec drop;
-    ASSERT_EQ(RNGTRK_OK, rngtrk_sample_spec_init(&drop, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
+    ASSERT_EQ(RNGTRK_OK, RNGTRK_SAMPLE_SPEC_INIT(&drop, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
     drop.dtype = RNGTRK_DTYPE_F32, drop.param_a = 0.9;
     const rngtrk_philox_state st{31, 64};
     ASSERT_EQ(RNGTRK_OK, rngtrk_dropout_f32(&st, &drop, 0, n, in.data(), want.data()));

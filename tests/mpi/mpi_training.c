@@ -49,7 +49,9 @@ struct layout {
 };
 
 static rngtrk_parallel_rank coords_of(int rank, struct layout L) {
-    rngtrk_parallel_rank r = {(uint32_t)rank % L.tp, (uint32_t)rank / L.tp / L.dp, (uint32_t)rank / L.tp % L.dp, 0, 0};
+    rngtrk_parallel_rank r;
+    RNGTRK_PARALLEL_RANK_INIT(&r);
+    r.tp = (uint32_t)rank % L.tp, r.pp = (uint32_t)rank / L.tp / L.dp, r.dp = (uint32_t)rank / L.tp % L.dp;
     return r;
 }
 
@@ -96,7 +98,7 @@ static rngtrk_tracker *replicated_tracker(void) {
 
 static rngtrk_sample_spec mask_spec(void) {
     rngtrk_sample_spec s;
-    TRY(rngtrk_sample_spec_init(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
+    TRY(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
     s.param_a = 0.9;
     return s;
 }

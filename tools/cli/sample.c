@@ -8,7 +8,6 @@
 static const char *const kLayouts[] = {"stateless", "nvfuser", "torch-eager-cuda"};
 static const char *const kDists[] = {"bits", "uniform", "normal", "bernoulli"};
 static const char *const kDtypes[] = {"u8", "u32", "u64", "f16", "bf16", "f32", "f64"};
-static const size_t kWidths[] = {1, 4, 8, 2, 2, 4, 8};
 
 /* What each distribution makes, first the default (C enum values). */
 static const int kMakes[4][5] = {
@@ -36,11 +35,11 @@ static float bf16_value(uint16_t h) {
     return v;
 }
 
-static void print_value(const unsigned char *p, int dtype, int raw) {
+static void print_value(const unsigned char *p, int dtype, size_t width, int raw) {
     uint64_t v = 0;
-    memcpy(&v, p, kWidths[dtype]); /* little-endian host */
+    memcpy(&v, p, width); /* little-endian host */
     if (raw) {
-        printf("%0*" PRIx64 "\n", (int)(2 * kWidths[dtype]), v);
+        printf("%0*" PRIx64 "\n", (int)(2 * width), v);
         return;
     }
     switch (dtype) {
@@ -129,7 +128,7 @@ static int sample(int argc, char **argv) {
                            first + count);
 
     rngtrk_sample_spec spec;
-    rngtrk_status st = rngtrk_sample_spec_init(&spec, (rngtrk_layout)layout, (rngtrk_distribution)dist,
+    rngtrk_status st = RNGTRK_SAMPLE_SPEC_INIT(&spec, (rngtrk_layout)layout, (rngtrk_distribution)dist,
                                                (rngtrk_dtype)dtype);
     if (st != RNGTRK_OK) return library_failure(st);
     if (dist == RNGTRK_DIST_UNIFORM) spec.param_a = low, spec.param_b = high;
@@ -149,7 +148,8 @@ static int sample(int argc, char **argv) {
         const uint64_t part = count - done < CHUNK ? count - done : CHUNK;
         if (done > 0 && (st = rngtrk_sample(&state, &spec, first + done, part, buf, sizeof buf)) != RNGTRK_OK)
             return library_failure(st);
-        for (uint64_t i = 0; i < part; ++i) print_value(buf + i * kWidths[dtype], dtype, raw);
+        const size_t width = rngtrk_dtype_size((rngtrk_dtype)dtype);
+        for (uint64_t i = 0; i < part; ++i) print_value(buf + i * width, dtype, width, raw);
         if (ferror(stdout)) return data_error("sample", "cannot write the output");
         done += part;
     }

@@ -89,7 +89,9 @@ static int seeds(int argc, char **argv) {
         /* Megatron's order: tp fastest, then dp, then pp. */
         const uint32_t tp = (uint32_t)(rank % TP), dp = (uint32_t)(rank / TP % DP), pp = (uint32_t)(rank / TP / DP);
         const uint64_t in_stage = rank % ((uint64_t)TP * DP);
-        const rngtrk_parallel_rank r = {tp, pp, dp, (uint32_t)(in_stage / ETP % EP), (uint32_t)(in_stage % ETP)};
+        rngtrk_parallel_rank r;
+        RNGTRK_PARALLEL_RANK_INIT(&r);
+        r.tp = tp, r.pp = pp, r.dp = dp, r.ep = (uint32_t)(in_stage / ETP % EP), r.etp = (uint32_t)(in_stage % ETP);
         const rngtrk_status st = rngtrk_tracker_seed_rank(t, (rngtrk_seed_policy)policy, seed, &r, flags);
         if (st == RNGTRK_E_DUPLICATE_SEED) {
             /* Two of this rank's own states would share a seed: a finding. */

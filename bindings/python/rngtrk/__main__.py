@@ -10,7 +10,7 @@ import difflib
 import sys
 
 from . import version_string
-from .checkpoint_json import read_checkpoint_file, to_json
+from .checkpoint_json import file_to_json
 from .errors import RngtrkError
 
 COMMANDS = {"inspect": "print a checkpoint as one line of canonical JSON",
@@ -32,13 +32,11 @@ def inspect(args):
         return error("inspect", f"unknown option {args[0]}", 2)
     if len(args) > 1:
         return error("inspect", f"takes one FILE; unexpected '{args[1]}'", 2)
-    path = args[0]
     try:
-        line = to_json(read_checkpoint_file(path))
-    except OSError as e:
-        return error("inspect", f"{path}: {e.strerror or e}", 1)
-    except (ValueError, RngtrkError) as e:
-        return error("inspect", f"{path}: {e}", 1)
+        line = file_to_json(args[0])
+    except RngtrkError as e:
+        # The library's message names the file and what is wrong with it.
+        return error("inspect", e.message, 1)
     # UTF-8 whatever the locale: the C tool writes the names' bytes as they are.
     sys.stdout.buffer.write((line + "\n").encode("utf-8"))
     sys.stdout.flush()

@@ -23,25 +23,54 @@ typedef enum rngtrk_status {
     RNGTRK_E_IO = -14,
     RNGTRK_STATUS_RANGE_ = 0x7FFFFFFF
 } rngtrk_status;
-typedef struct rngtrk_tracker rngtrk_tracker;
-typedef struct rngtrk_philox_state {
-    uint64_t seed;
-    uint64_t offset;
-} rngtrk_philox_state;
 const char *rngtrk_status_string(rngtrk_status code);
 const char *rngtrk_last_error(void);
 uint32_t rngtrk_version_number(void);
 const char *rngtrk_version_string(void);
-rngtrk_status rngtrk_state_to_bytes(const rngtrk_philox_state *state,
-                                               uint8_t out[16]);
-rngtrk_status rngtrk_state_from_bytes(const uint8_t bytes[16],
-                                                 rngtrk_philox_state *out);
-void rngtrk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
-                                     uint32_t out[4]);
-rngtrk_status rngtrk_random_u32(const rngtrk_philox_state *state, uint64_t first,
-                                           uint64_t count, uint32_t *out);
-rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t first,
-                                            uint64_t count, float *out);
+typedef struct rngtrk_philox_state {
+    uint64_t seed;
+    uint64_t offset;
+} rngtrk_philox_state;
+rngtrk_status rngtrk_state_to_bytes(const rngtrk_philox_state *state, uint8_t out[16]);
+rngtrk_status rngtrk_state_from_bytes(const uint8_t bytes[16], rngtrk_philox_state *out);
+void rngtrk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
+rngtrk_status rngtrk_random_u32(const rngtrk_philox_state *state, uint64_t first, uint64_t count,
+                                           uint32_t *out);
+rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t first, uint64_t count,
+                                            float *out);
+typedef struct rngtrk_tracker rngtrk_tracker;
+rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out);
+void rngtrk_tracker_free(rngtrk_tracker *tracker);
+rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed);
+rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *t, const char *name);
+rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *t, const char *name);
+rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *t, const char *name,
+                                                  rngtrk_philox_state *out);
+rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char *name,
+                                                  const rngtrk_philox_state *state);
+rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *t, const char *const *names,
+                                                   const rngtrk_philox_state *states, size_t count);
+rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *t, size_t *out);
+rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t index, const char **out);
+rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *t, size_t *out);
+rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *t);
+rngtrk_status rngtrk_tracker_manual_seed(rngtrk_tracker *t, uint64_t seed);
+rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *t, rngtrk_philox_state *out);
+rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *t, const rngtrk_philox_state *state);
+rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t, rngtrk_philox_state *out);
+rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t increment,
+                                                rngtrk_philox_state *out_before);
+rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst, size_t capacity,
+                                             size_t *out_len);
+rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
+rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
+                                                   uint32_t flags);
+rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path);
+rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags);
+rngtrk_status rngtrk_checkpoint_json(const uint8_t *src, size_t len, char *dst, size_t capacity,
+                                                size_t *out_len);
+rngtrk_status rngtrk_checkpoint_file_json(const char *path, char *dst, size_t capacity,
+                                                     size_t *out_len);
 typedef enum rngtrk_layout {
     RNGTRK_LAYOUT_STATELESS = 0,
     RNGTRK_LAYOUT_NVFUSER = 1,
@@ -65,6 +94,7 @@ typedef enum rngtrk_dtype {
     RNGTRK_DTYPE_F64 = 6,
     RNGTRK_DTYPE_RANGE_ = 0x7FFFFFFF
 } rngtrk_dtype;
+size_t rngtrk_dtype_size(rngtrk_dtype dtype);
 typedef struct rngtrk_sample_spec {
     uint32_t struct_size;
     uint32_t layout;
@@ -78,43 +108,28 @@ typedef struct rngtrk_sample_spec {
     uint32_t threads;
     uint32_t reserved;
 } rngtrk_sample_spec;
-rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, rngtrk_layout layout,
-                                                 rngtrk_distribution distribution,
-                                                 rngtrk_dtype dtype);
+rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, size_t spec_size, rngtrk_layout layout,
+                                                 rngtrk_distribution distribution, rngtrk_dtype dtype);
 rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
                                        uint64_t first, uint64_t count, void *out, size_t out_capacity);
-rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state,
-                                             const rngtrk_sample_spec *spec, size_t ndim,
-                                             const uint64_t *global_shape, const uint64_t *start,
-                                             const uint64_t *local_shape, void *out,
-                                             size_t out_capacity);
-rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state,
-                                            const rngtrk_sample_spec *spec, uint64_t first,
-                                            uint64_t count, const float *in, float *out);
+rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                             size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                             const uint64_t *local_shape, void *out, size_t out_capacity);
+rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                            uint64_t first, uint64_t count, const float *in, float *out);
 rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
                                                         uint64_t *out);
 const char *rngtrk_cpu_path(void);
-rngtrk_status rngtrk_cuda_available(void);
-rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
-                                            uint64_t first, uint64_t count, void *device_out,
-                                            size_t out_capacity, void *stream);
-rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *state,
-                                                  const rngtrk_sample_spec *spec, size_t ndim,
-                                                  const uint64_t *global_shape, const uint64_t *start,
-                                                  const uint64_t *local_shape, void *device_out,
-                                                  size_t out_capacity, void *stream);
-rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *state,
-                                                 const rngtrk_sample_spec *spec, uint64_t first,
-                                                 uint64_t count, const float *device_in, float *device_out,
-                                                 void *stream);
-rngtrk_status rngtrk_cuda_sample_graphsafe(const uint64_t *device_state,
-                                                      const rngtrk_sample_spec *spec, uint64_t first,
-                                                      uint64_t count, void *device_out, size_t out_capacity,
-                                                      void *stream);
-rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t increment,
-                                                       void *stream);
-rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d,
-                                        rngtrk_philox_state *out);
+rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec, uint64_t count,
+                                               void *out, size_t out_capacity, rngtrk_philox_state *out_before);
+rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                                     size_t ndim, const uint64_t *global_shape,
+                                                     const uint64_t *start, const uint64_t *local_shape, void *out,
+                                                     size_t out_capacity, rngtrk_philox_state *out_before);
+rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+                                                    uint64_t count, const float *in, float *out,
+                                                    rngtrk_philox_state *out_before);
+rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d, rngtrk_philox_state *out);
 typedef enum rngtrk_seed_policy {
     RNGTRK_POLICY_MEGATRON = 0,
     RNGTRK_POLICY_SLAPO = 1,
@@ -122,18 +137,30 @@ typedef enum rngtrk_seed_policy {
     RNGTRK_POLICY_RANGE_ = 0x7FFFFFFF
 } rngtrk_seed_policy;
 typedef struct rngtrk_parallel_rank {
-    uint32_t tp, pp, dp, ep, etp;
+    uint32_t struct_size;
+    uint32_t tp;
+    uint32_t pp;
+    uint32_t dp;
+    uint32_t ep;
+    uint32_t etp;
 } rngtrk_parallel_rank;
+rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, size_t rank_size);
 rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
                                                   const rngtrk_parallel_rank *rank, uint32_t flags);
 typedef struct rngtrk_origin {
+    uint32_t struct_size;
     uint32_t present;
     uint32_t policy;
     uint32_t flags;
-    uint32_t reserved;
     uint64_t seed;
-    rngtrk_parallel_rank rank;
+    uint32_t tp;
+    uint32_t pp;
+    uint32_t dp;
+    uint32_t ep;
+    uint32_t etp;
+    uint32_t reserved;
 } rngtrk_origin;
+rngtrk_status rngtrk_origin_init(rngtrk_origin *origin, size_t origin_size);
 rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out);
 rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
 typedef enum rngtrk_placement_kind {
@@ -151,65 +178,39 @@ typedef enum rngtrk_offset_rule {
     RNGTRK_OFFSET_RULE_EXACT = 1,
     RNGTRK_OFFSET_RULE_RANGE_ = 0x7FFFFFFF
 } rngtrk_offset_rule;
-rngtrk_status rngtrk_dtensor_offsets(size_t mesh_ndim, const uint64_t *mesh_shape,
-                                                const uint64_t *coord, const rngtrk_placement *placements,
-                                                size_t ndim, const uint64_t *global_shape, uint64_t offset,
-                                                rngtrk_offset_rule rule, uint64_t *pre, uint64_t *post);
+rngtrk_status rngtrk_dtensor_offsets(size_t mesh_ndim, const uint64_t *mesh_shape, const uint64_t *coord,
+                                                const rngtrk_placement *placements, size_t ndim,
+                                                const uint64_t *global_shape, uint64_t offset, rngtrk_offset_rule rule,
+                                                uint64_t *pre, uint64_t *post);
 rngtrk_status rngtrk_dtensor_local_box(size_t mesh_ndim, const uint64_t *mesh_shape,
                                                   const uint64_t *coord, const rngtrk_placement *placements,
                                                   size_t ndim, const uint64_t *global_shape, uint64_t *start,
                                                   uint64_t *local_shape);
-rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out);
-void rngtrk_tracker_free(rngtrk_tracker *tracker);
-rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed);
-rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *t, const char *name);
-rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *t, const char *name);
-rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *t, const char *name,
-                                                  rngtrk_philox_state *out);
-rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char *name,
-                                                  const rngtrk_philox_state *state);
-rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *t, const char *const *names,
-                                                   const rngtrk_philox_state *states,
-                                                   size_t count);
-rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *t, size_t *out);
-rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t index,
-                                                const char **out);
-rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *t, size_t *out);
-rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *t);
-rngtrk_status rngtrk_tracker_manual_seed(rngtrk_tracker *t, uint64_t seed);
-rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *t,
-                                                    rngtrk_philox_state *out);
-rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *t,
-                                                    const rngtrk_philox_state *state);
-rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t,
-                                                     rngtrk_philox_state *out);
-rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t increment,
-                                                rngtrk_philox_state *out_before);
-rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
-                                               uint64_t count, void *out, size_t out_capacity,
-                                               rngtrk_philox_state *out_before);
-rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
-                                                     size_t ndim, const uint64_t *global_shape,
-                                                     const uint64_t *start, const uint64_t *local_shape,
-                                                     void *out, size_t out_capacity,
-                                                     rngtrk_philox_state *out_before);
-rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
-                                                    uint64_t count, const float *in, float *out,
-                                                    rngtrk_philox_state *out_before);
-rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst,
-                                             size_t capacity, size_t *out_len);
-rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
-                                                   uint32_t flags);
-rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
-rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path);
-rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags);
+rngtrk_status rngtrk_cuda_available(void);
+rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                            uint64_t first, uint64_t count, void *device_out, size_t out_capacity,
+                                            void *stream);
+rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                                  size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                                  const uint64_t *local_shape, void *device_out, size_t out_capacity,
+                                                  void *stream);
+rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                                 uint64_t first, uint64_t count, const float *device_in,
+                                                 float *device_out, void *stream);
+rngtrk_status rngtrk_cuda_sample_graphsafe(const uint64_t *device_state, const rngtrk_sample_spec *spec,
+                                                      uint64_t first, uint64_t count, void *device_out,
+                                                      size_t out_capacity, void *stream);
+rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t increment, void *stream);
 #define RNGTRK_VERSION_MAJOR 0
 #define RNGTRK_VERSION_MINOR 1
 #define RNGTRK_VERSION_PATCH 0
 #define RNGTRK_VERSION_NUMBER 100
 #define RNGTRK_STATE_BYTES 16
 #define RNGTRK_MAX_NAME_BYTES 255
+#define RNGTRK_LOAD_ANY_RANK 1
+#define RNGTRK_SAMPLE_SPEC_MIN_SIZE 48
 #define RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT 1
 #define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
-#define RNGTRK_LOAD_ANY_RANK 1
+#define RNGTRK_PARALLEL_RANK_MIN_SIZE 24
+#define RNGTRK_ORIGIN_MIN_SIZE 48
 """

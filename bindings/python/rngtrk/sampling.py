@@ -51,7 +51,7 @@ def make_spec(layout="stateless", dist="uniform", dtype="f32", *, low=None, high
               p=None, sm_count=None, max_threads_per_sm=None, numel=0, threads=1):
     """A filled rngtrk_sample_spec (cffi struct) for these choices."""
     spec = ffi.new("rngtrk_sample_spec *")
-    check(lib.rngtrk_sample_spec_init(spec, _pick(LAYOUTS, layout, "layout"),
+    check(lib.rngtrk_sample_spec_init(spec, ffi.sizeof("rngtrk_sample_spec"), _pick(LAYOUTS, layout, "layout"),
                                       _pick(DISTRIBUTIONS, dist, "distribution"), _pick(DTYPES, dtype, "dtype")))
     params = {"uniform": (low, high), "normal": (mean, std), "bernoulli": (p, None)}.get(dist, (None, None))
     for given, name in ((low, "low"), (high, "high"), (mean, "mean"), (std, "std"), (p, "p")):

@@ -354,7 +354,9 @@ class Tracker:
         from .distributed import POLICIES
         if policy not in POLICIES:
             raise invalid(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
-        rank = ffi.new("rngtrk_parallel_rank *", [_u64(v, "coordinate") for v in (tp, pp, dp, ep, etp)])
+        rank = ffi.new("rngtrk_parallel_rank *")
+        check(lib.rngtrk_parallel_rank_init(rank, ffi.sizeof("rngtrk_parallel_rank")))
+        rank.tp, rank.pp, rank.dp, rank.ep, rank.etp = (_u64(v, "coordinate") for v in (tp, pp, dp, ep, etp))
         flags = (lib.RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT if dp_random_init else 0) | \
                 (lib.RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED if always_enable_tp_seed else 0)
         with self._lock:

@@ -41,8 +41,8 @@ def test_errors_are_one_line_on_stderr_and_exit_1(tmp_path):
     foreign = tmp_path / "foreign.bin"
     foreign.write_bytes(b"PK\x03\x04 not a checkpoint")
     (tmp_path / "folder.rtck").mkdir()
-    for path, message in ((foreign, "not an rngtrk checkpoint (bad magic)"),
-                          (tmp_path / "folder.rtck", "Is a directory")):
+    for path, message in ((foreign, "corrupt checkpoint: not an rngtrk checkpoint (bad magic)"),
+                          (tmp_path / "folder.rtck", "cannot read: Is a directory")):
         result = python_tool("inspect", str(path))
         assert result.returncode == 1 and result.stdout == b""
         assert result.stderr.decode() == f"rngtrk inspect: {path}: {message}\n"

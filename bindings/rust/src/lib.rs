@@ -133,7 +133,7 @@ mod tracker;
 
 use std::ffi::CStr;
 
-pub use checkpoint_json::checkpoint_to_json;
+pub use checkpoint_json::{checkpoint_file_to_json, checkpoint_to_json};
 pub use error::{status_string, Error, ErrorKind};
 pub use generation::{philox4x32_10, random_u32, uniform_f32};
 pub use state::PhiloxState;

@@ -61,16 +61,6 @@ impl Tracker {
         self.handle.as_ptr()
     }
 
-    /// The tracker's origin as the C struct (`present == 0`: none), for the
-    /// canonical JSON.
-    pub(crate) fn origin_raw(&self) -> Result<sys::rngtrk_origin, Error> {
-        let mut origin = sys::rngtrk_origin { present: 0, policy: 0, flags: 0, reserved: 0, seed: 0,
-            rank: sys::rngtrk_parallel_rank { tp: 0, pp: 0, dp: 0, ep: 0, etp: 0 } };
-        // SAFETY: valid handle and a writable struct for the call.
-        check(unsafe { sys::rngtrk_tracker_get_origin(self.raw(), &mut origin) })?;
-        Ok(origin)
-    }
-
     /// Registers the named state (seed, 0).  Errors: `DuplicateName`,
     /// `DuplicateSeed`, `InvalidArgument` (empty, longer than 255 bytes, NUL),
     /// `ForkOrder` (only reachable after leaking a fork guard).  A failed add

@@ -1,0 +1,80 @@
+#include "checkpoint_json.h"
+
+#include <string>
+
+#include "checkpoint.h"
+#include "state_table.h"
+
+namespace rngtrk {
+
+namespace {
+
+// `s` as a JSON string the way json.dumps(ensure_ascii=False) writes it:
+// the two-character escapes, \u00XX for other control characters, and
+// every other byte (UTF-8 included, DEL included) as it is.
+void append_json_string(std::string &out, const std::string &s) {
+    static const char hex[] = "0123456789abcdef";
+    out += '"';
+    for (const unsigned char c : s) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            default:
+                if (c < 0x20) {
+                    out += "\\u00";
+                    out += hex[c >> 4];
+                    out += hex[c & 15];
+                } else {
+                    out += static_cast<char>(c);
+                }
+        }
+    }
+    out += '"';
+}
+
+void append_state(std::string &out, const PhiloxState &s) {
+    out += "\"seed\": " + std::to_string(s.seed) + ", \"offset\": " + std::to_string(s.offset);
+}
+
+void append_origin(std::string &out, const Origin &o) {
+    static const char *const policies[] = {"megatron", "slapo", "derived"};
+    out += ", \"origin\": {\"policy\": \"";
+    out += policies[static_cast<uint32_t>(o.policy)];
+    out += "\", \"seed\": " + std::to_string(o.seed) + ", \"flags\": [";
+    const char *sep = "";
+    if (o.flags & kSeedDataParallelRandomInit) out += "\"dp-random-init\"", sep = ", ";
+    if (o.flags & kSeedAlwaysEnableTpSeed) out += std::string(sep) + "\"always-enable-tp-seed\"";
+    out += "], \"rank\": {\"tp\": " + std::to_string(o.tp) + ", \"pp\": " + std::to_string(o.pp) +
+           ", \"dp\": " + std::to_string(o.dp) + ", \"ep\": " + std::to_string(o.ep) +
+           ", \"etp\": " + std::to_string(o.etp) + "}}";
+}
+
+}  // namespace
+
+std::string checkpoint_json(const uint8_t *src, size_t len) {
+    CheckpointContents contents = decode_checkpoint(src, len);
+    // The rules a load applies to the entries, so that what this describes
+    // is exactly what a load accepts.
+    const StateTable table = StateTable::from_entries(std::move(contents.states), StateTable::Source::checkpoint);
+    std::string out = "{\"format_version\": " + std::to_string(contents.version) + ", \"default\": {";
+    append_state(out, contents.default_state);
+    out += "}, \"states\": [";
+    for (size_t i = 0; i < table.size(); ++i) {
+        out += i ? ", {\"name\": " : "{\"name\": ";
+        append_json_string(out, table.at(i).name);
+        out += ", ";
+        append_state(out, table.at(i).state);
+        out += '}';
+    }
+    out += ']';
+    if (contents.origin.present) append_origin(out, contents.origin);
+    out += '}';
+    return out;
+}
+
+}  // namespace rngtrk
