@@ -172,6 +172,21 @@ bindgen:
 # rustup's cargo lives in ~/.cargo/bin, which may not be on PATH.
 CARGO ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
 
+# The ABI gate (docs/abi.md): `make abi-check` compares build/'s library with
+# the committed baseline abi/librngtrk.abi (libabigail, Debian abigail-tools)
+# and fails on anything that breaks existing callers; `make abi-update`
+# rewrites the baseline on purpose.
+ABI_BASELINE := abi/librngtrk.abi
+ABIDW_FLAGS := --headers-dir c_api --no-corpus-path --no-comp-dir-path --drop-private-types \
+               --exported-interfaces-only --drop-undefined-syms --no-show-locs --type-id-style hash
+.PHONY: abi-check abi-update
+abi-check: lib
+	@tools/install-deps.sh abi
+	tools/abi_check.sh $(ABI_BASELINE) $(SHARED_LIB)
+abi-update: lib
+	@tools/install-deps.sh abi
+	abidw $(ABIDW_FLAGS) --out-file $(ABI_BASELINE) $(SHARED_LIB)
+
 include tools/demo.mk
 include tests/mpi/mpi.mk  # before tests.mk, whose test-programs lists $(MPI_PROGRAM)
 include tests/tests.mk

@@ -12,6 +12,7 @@
 #   test         everything make test runs
 #   bench        make bench (Google Benchmark)
 #   reliability  sanitizers, valgrind and libFuzzer (make test-asan, test-valgrind, fuzz)
+#   abi          libabigail's abidw and abidiff (make abi-check)
 #
 # Idempotent: when everything is present it prints nothing and changes
 # nothing.  Otherwise it says what it installs and runs apt-get (as root;
@@ -30,10 +31,11 @@ packages_of() {
         demo) echo "$(packages_of build) $(packages_of python) $(packages_of mpi)" ;;
         test) echo "$(packages_of build) $(packages_of python) $(packages_of mpi) $(packages_of torch) gzip libgtest-dev" \
                    "librandom123-dev librandom123-doc python3-pytest python3-hypothesis python3-venv" \
-                   "python3-pip bindgen libclang-dev" ;;
+                   "python3-pip bindgen libclang-dev abigail-tools" ;;
         bench) echo libbenchmark-dev ;;
         reliability) echo valgrind clang-14 libclang-rt-14-dev ;;
-        *) echo "install-deps: unknown part '$1' (build python rust mpi torch demo test bench reliability)" >&2
+        abi) echo abigail-tools ;;
+        *) echo "install-deps: unknown part '$1' (build python rust mpi torch demo test bench reliability abi)" >&2
            exit 2 ;;
     esac
 }
