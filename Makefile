@@ -44,6 +44,13 @@ BUILD  := build
 OBJDIR := $(BUILD)/obj
 
 LIB_SOURCES := $(wildcard core/*.cpp) $(wildcard c_api/*.cpp)
+# The AVX2 and AVX-512 engines exist only for x86-64 targets; elsewhere
+# (aarch64: Grace in GH200/GB200 nodes) the scalar engine alone is built,
+# with the same bits (make test-aarch64).
+TARGET_MACHINE := $(shell $(CXX) -dumpmachine)
+ifeq ($(findstring x86_64,$(TARGET_MACHINE)),)
+LIB_SOURCES := $(filter-out core/sample_avx2.cpp core/sample_avx512.cpp,$(LIB_SOURCES))
+endif
 LIB_OBJECTS := $(patsubst %.cpp,$(OBJDIR)/%.o,$(LIB_SOURCES))
 
 # CUDA: the kernels are built whenever nvcc is there (make CUDA=0 opts out),
@@ -186,6 +193,29 @@ abi-check: lib
 abi-update: lib
 	@tools/install-deps.sh abi
 	abidw $(ABIDW_FLAGS) --out-file $(ABI_BASELINE) $(SHARED_LIB)
+
+# `make test-aarch64`: the library, the rngtrk command and the C API tests
+# cross-built for aarch64 (Grace: GH200/GB200 nodes) with Debian's
+# g++-aarch64-linux-gnu and GoogleTest built from /usr/src/googletest, run
+# under qemu-aarch64; then the shared sample vectors and golden checkpoints
+# through the aarch64 rngtrk command.  The bits must equal x86-64's.
+AARCH64_BUILD := $(BUILD)/aarch64
+AARCH64_CROSS := CC=aarch64-linux-gnu-gcc CXX=aarch64-linux-gnu-g++ CUDA=0 BUILD=$(AARCH64_BUILD) \
+                 GTEST_PREFIX=$(CURDIR)/$(AARCH64_BUILD)/gtest
+GTEST_SRC ?= /usr/src/googletest/googletest
+.PHONY: test-aarch64
+test-aarch64:
+	@tools/install-deps.sh aarch64
+	@mkdir -p $(AARCH64_BUILD)/gtest/lib
+	ln -sfn $(GTEST_SRC)/include $(AARCH64_BUILD)/gtest/include
+	aarch64-linux-gnu-g++ -std=c++17 -O1 -I$(GTEST_SRC)/include -I$(GTEST_SRC) -pthread \
+	    -c $(GTEST_SRC)/src/gtest-all.cc -o $(AARCH64_BUILD)/gtest/gtest-all.o
+	aarch64-linux-gnu-g++ -std=c++17 -O1 -I$(GTEST_SRC)/include -c $(GTEST_SRC)/src/gtest_main.cc \
+	    -o $(AARCH64_BUILD)/gtest/gtest_main.o
+	ar rcs $(AARCH64_BUILD)/gtest/lib/libgtest.a $(AARCH64_BUILD)/gtest/gtest-all.o
+	ar rcs $(AARCH64_BUILD)/gtest/lib/libgtest_main.a $(AARCH64_BUILD)/gtest/gtest_main.o
+	$(MAKE) --no-print-directory $(AARCH64_CROSS) lib $(AARCH64_BUILD)/rngtrk $(AARCH64_BUILD)/tests/api_tests
+	tests/aarch64_test.sh $(AARCH64_BUILD)
 
 include tools/demo.mk
 include tests/mpi/mpi.mk  # before tests.mk, whose test-programs lists $(MPI_PROGRAM)

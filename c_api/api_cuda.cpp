@@ -13,7 +13,6 @@ using rngtrk::checked_state;
 using rngtrk::guarded;
 using rngtrk::require_pointer;
 
-
 void require_device() {
     std::string why;
     if (!rngtrk::cuda_backend::usable(&why)) rngtrk::fail(RNGTRK_E_UNAVAILABLE, why);
@@ -59,7 +58,10 @@ RNGTRK_API rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *stat
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
         const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, true);
-        if (count != 0) require_pointer(device_in, "device_in");
+        if (count != 0) {
+            require_pointer(device_in, "device_in");
+            rngtrk::check_aligned(device_in, sizeof(float), "device_in");
+        }
         const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, device_out, SIZE_MAX);
         require_device();
         rngtrk::cuda_backend::generate(sp, s, nullptr, r.numel, first, count, device_out, device_in, stream);

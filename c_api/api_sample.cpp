@@ -8,16 +8,10 @@
 #include "api_guard.h"
 #include "api_tracker_handle.h"
 
-namespace {
-
 using rngtrk::checked_state;
 using rngtrk::guarded;
 using rngtrk::require_pointer;
 using rngtrk::to_c;
-using rngtrk::to_core;
-
-
-}  // namespace
 
 extern "C" {
 
@@ -58,7 +52,10 @@ RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, co
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
         const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, true);
-        if (count != 0) require_pointer(in, "in");
+        if (count != 0) {
+            require_pointer(in, "in");
+            rngtrk::check_aligned(in, sizeof(float), "in");
+        }
         const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, out, SIZE_MAX);
         rngtrk::run_dropout(r, s, in, out);
     });
@@ -107,7 +104,10 @@ RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rng
     return guarded([&] {
         require_pointer(t, "t");
         const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, true);
-        if (count != 0) require_pointer(in, "in");
+        if (count != 0) {
+            require_pointer(in, "in");
+            rngtrk::check_aligned(in, sizeof(float), "in");
+        }
         const rngtrk::RangeRequest r = rngtrk::check_range(sp, count, 0, count, out, SIZE_MAX);
         const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, count));
         rngtrk::run_dropout(r, before, in, out);

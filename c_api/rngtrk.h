@@ -424,10 +424,11 @@ RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, size_
     rngtrk_sample_spec_init((spec), sizeof *(spec), (layout), (distribution), (dtype))
 
 /** Writes elements [first, first + count) of `spec`'s tensor for `state`
- *  to `out` (count elements of the dtype; `out_capacity` is its size in
- *  bytes).  `out` may be NULL only when count is 0.  Returns `RNGTRK_OK`;
- *  `RNGTRK_E_INVALID_ARGUMENT` (NULL; a bad spec: struct_size, a non-zero
- *  byte past the fields this library knows, or reserved; bad parameters:
+ *  to `out` (count elements of the dtype, aligned to the dtype's size;
+ *  `out_capacity` is its size in bytes).  `out` may be NULL only when count
+ *  is 0.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL; `out` not
+ *  aligned to its element size; a bad spec: struct_size, a non-zero byte
+ *  past the fields this library knows, or reserved; bad parameters:
  *  low > high, std < 0, p outside 0..1, non-finite values; an offset that
  *  is not a multiple of 4; numel < first + count);
  *  `RNGTRK_E_BUFFER_TOO_SMALL` (out_capacity < count * element size);
@@ -662,7 +663,8 @@ RNGTRK_API rngtrk_status rngtrk_cuda_available(void);
 
 /** `rngtrk_sample` into device memory `device_out` on `stream`.  Statuses
  *  as `rngtrk_sample`, plus `RNGTRK_E_UNAVAILABLE` (no device, or a launch
- *  failed). */
+ *  failed).  A misaligned pointer is refused before any launch: on the
+ *  device it would fault and poison the process's CUDA context. */
 RNGTRK_API rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
                                             uint64_t first, uint64_t count, void *device_out, size_t out_capacity,
                                             void *stream);

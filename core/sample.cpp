@@ -21,6 +21,7 @@ void check_capacity(uint64_t count, size_t element, const void *out, size_t capa
     if (count > std::numeric_limits<size_t>::max() / element)
         fail(RNGTRK_E_OVERFLOW, "count * element size does not fit in size_t");
     if (count != 0 && out == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, "out is NULL");
+    if (count != 0) check_aligned(out, element, "out");
     if (count * element > capacity)
         fail(RNGTRK_E_BUFFER_TOO_SMALL, "out holds " + std::to_string(capacity) + " bytes; " +
                                             std::to_string(count * element) + " are needed");
@@ -75,6 +76,14 @@ void check_state(const PhiloxState &state) {
         fail(RNGTRK_E_INVALID_ARGUMENT, "state.offset " + std::to_string(state.offset) + " is not a multiple of 4");
 }
 
+void check_aligned(const void *p, size_t element, const char *what) {
+    // A misaligned element store is undefined on the CPU and faults on a
+    // GPU (poisoning the CUDA context): refuse it with a clear message.
+    if (reinterpret_cast<uintptr_t>(p) % element != 0)
+        fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " is not aligned to its element size (" +
+                                            std::to_string(element) + " bytes)");
+}
+
 void check_elements(uint64_t first, uint64_t count, size_t element_bytes, const void *out, size_t out_capacity) {
     // Element indices run to 2^64 - 1, so first + count may equal 2^64.
     if (first != 0 && count > std::numeric_limits<uint64_t>::max() - first + 1)
@@ -91,7 +100,7 @@ RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first,
         if (numel < first + count)
             fail(RNGTRK_E_INVALID_ARGUMENT, "numel " + std::to_string(numel) + " is less than first + count");
     }
-    return RangeRequest{spec, PhiloxState{}, numel, first, count, out};
+    return RangeRequest{spec, numel, first, count, out};
 }
 
 void run_range(const RangeRequest &r, const PhiloxState &state) {

@@ -14,16 +14,15 @@ namespace rngtrk {
 // The largest n-d slice rank accepted.
 constexpr size_t kMaxSliceDims = 16;
 
-// A checked 1-D request; call before anything changes, then run it.
+// A checked 1-D request; check it before anything changes, then run it
+// with the state (a tracker's is known only after it advances).
 struct RangeRequest {
     SampleSpec spec;
-    PhiloxState state;
     uint64_t numel, first, count;
     void *out;
 };
 RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first, uint64_t count, void *out,
                          size_t out_capacity);
-// Sets the state (the tracker's, known only after it advances) and runs.
 void run_range(const RangeRequest &request, const PhiloxState &state);
 
 // A checked n-d box request.
@@ -41,6 +40,10 @@ void run_slice(const SliceRequest &request, const PhiloxState &state);
 // Dropout over a checked range request whose spec is a dropout spec:
 // out[i] = keep(first + i) ? in[i] * scale : 0.
 void run_dropout(const RangeRequest &request, const PhiloxState &state, const float *in, float *out);
+
+// Throws INVALID_ARGUMENT unless `p` is aligned to `element` bytes (a
+// power of two); `what` names the argument.
+void check_aligned(const void *p, size_t element, const char *what);
 
 // Throws unless the state's offset is a multiple of 4.
 void check_state(const PhiloxState &state);

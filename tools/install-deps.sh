@@ -13,6 +13,7 @@
 #   bench        make bench (Google Benchmark)
 #   reliability  sanitizers, valgrind and libFuzzer (make test-asan, test-valgrind, fuzz)
 #   abi          libabigail's abidw and abidiff (make abi-check)
+#   aarch64      the aarch64 cross compiler and qemu-user (make test-aarch64)
 #
 # Idempotent: when everything is present it prints nothing and changes
 # nothing.  Otherwise it says what it installs and runs apt-get (as root;
@@ -35,7 +36,8 @@ packages_of() {
         bench) echo libbenchmark-dev ;;
         reliability) echo valgrind clang-14 libclang-rt-14-dev ;;
         abi) echo abigail-tools ;;
-        *) echo "install-deps: unknown part '$1' (build python rust mpi torch demo test bench reliability abi)" >&2
+        aarch64) echo g++-aarch64-linux-gnu qemu-user googletest file ;;
+        *) echo "install-deps: unknown part '$1' (build python rust mpi torch demo test bench reliability abi aarch64)" >&2
            exit 2 ;;
     esac
 }

@@ -20,6 +20,13 @@ fn from_pkg_config() -> Option<Vec<String>> {
 }
 
 fn main() {
+    // tests/sys_is_current.rs runs only where bindgen is (else it is
+    // reported as ignored, with the reason).
+    println!("cargo:rustc-check-cfg=cfg(rngtrk_has_bindgen)");
+    println!("cargo:rerun-if-env-changed=PATH");
+    if Command::new("bindgen").arg("--version").output().map(|o| o.status.success()).unwrap_or(false) {
+        println!("cargo:rustc-cfg=rngtrk_has_bindgen");
+    }
     println!("cargo:rerun-if-env-changed=RNGTRK_LIB_DIR");
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_PATH");
     println!("cargo:rerun-if-env-changed=PKG_CONFIG_LIBDIR");

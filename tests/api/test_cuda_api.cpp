@@ -1,6 +1,8 @@
 // The CUDA entry points where no GPU can run them (this machine, or a
 // library built with CUDA=0): arguments are checked first, then
 // RNGTRK_E_UNAVAILABLE with the reason.  tests/cuda/ has the device tests.
+#include <cstring>
+
 #include "support.h"
 
 TEST(CudaApi, WithoutADeviceEverythingSaysUnavailableAndWhy) {
@@ -28,4 +30,27 @@ TEST(CudaApi, WithoutADeviceEverythingSaysUnavailableAndWhy) {
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_sample_graphsafe(nullptr, &s, 0, 4, fake, sizeof fake, nullptr));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_advance_graphsafe(nullptr, 4, nullptr));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_dropout_f32(&st, &keep, 0, 4, nullptr, fake, nullptr));
+}
+
+// A misaligned output or input is refused before any launch, GPU or not:
+// on a device it would fault and poison the process's CUDA context.
+TEST(CudaApi, MisalignedPointersAreRefusedBeforeAnyLaunch) {
+    rngtrk_sample_spec s;
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));
+    const rngtrk_philox_state st{1, 0};
+    alignas(8) unsigned char buf[64] = {};
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_sample(&st, &s, 0, 4, buf + 2, 32, nullptr));
+    EXPECT_NE(nullptr, std::strstr(rngtrk_last_error(), "aligned")) << rngtrk_last_error();
+    rngtrk_sample_spec keep = s;
+    keep.distribution = RNGTRK_DIST_BERNOULLI;
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_dropout_f32(&st, &keep, 0, 4, reinterpret_cast<const float *>(buf + 1),
+                                                                      reinterpret_cast<float *>(buf + 32), nullptr));
+    const uint64_t shape[1] = {4}, start[1] = {0};
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_cuda_sample_slice(&st, &s, 1, shape, start, shape, buf + 1, 32, nullptr));
+    // And on the CPU, where the store would be undefined behaviour.
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample(&st, &s, 0, 4, buf + 2, 32));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_dropout_f32(&st, &keep, 0, 4, reinterpret_cast<const float *>(buf + 1),
+                                                                reinterpret_cast<float *>(buf + 32)));
+    ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
+    ASSERT_OK(rngtrk_sample(&st, &s, 0, 4, buf + 1, 32));  // a u8 mask needs no alignment
 }

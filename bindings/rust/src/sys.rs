@@ -771,10 +771,11 @@ extern "C" {
 }
 extern "C" {
     #[doc = " Writes elements [first, first + count) of `spec`'s tensor for `state`"]
-    #[doc = "  to `out` (count elements of the dtype; `out_capacity` is its size in"]
-    #[doc = "  bytes).  `out` may be NULL only when count is 0.  Returns `RNGTRK_OK`;"]
-    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (NULL; a bad spec: struct_size, a non-zero"]
-    #[doc = "  byte past the fields this library knows, or reserved; bad parameters:"]
+    #[doc = "  to `out` (count elements of the dtype, aligned to the dtype's size;"]
+    #[doc = "  `out_capacity` is its size in bytes).  `out` may be NULL only when count"]
+    #[doc = "  is 0.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL; `out` not"]
+    #[doc = "  aligned to its element size; a bad spec: struct_size, a non-zero byte"]
+    #[doc = "  past the fields this library knows, or reserved; bad parameters:"]
     #[doc = "  low > high, std < 0, p outside 0..1, non-finite values; an offset that"]
     #[doc = "  is not a multiple of 4; numel < first + count);"]
     #[doc = "  `RNGTRK_E_BUFFER_TOO_SMALL` (out_capacity < count * element size);"]
@@ -1445,7 +1446,8 @@ extern "C" {
 extern "C" {
     #[doc = " `rngtrk_sample` into device memory `device_out` on `stream`.  Statuses"]
     #[doc = "  as `rngtrk_sample`, plus `RNGTRK_E_UNAVAILABLE` (no device, or a launch"]
-    #[doc = "  failed)."]
+    #[doc = "  failed).  A misaligned pointer is refused before any launch: on the"]
+    #[doc = "  device it would fault and poison the process's CUDA context."]
     pub fn rngtrk_cuda_sample(
         state: *const rngtrk_philox_state,
         spec: *const rngtrk_sample_spec,

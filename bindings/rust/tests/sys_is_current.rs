@@ -2,13 +2,15 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+// Without bindgen (build.rs looks for it) the test is ignored, so cargo
+// counts it as not run instead of passed.
 #[test]
+#[cfg_attr(
+    not(rngtrk_has_bindgen),
+    ignore = "bindgen is not installed (apt-get install bindgen libclang-dev): src/sys.rs not checked"
+)]
 fn generated_sys_layer_is_current() {
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    if Command::new("bindgen").arg("--version").output().is_err() {
-        println!("SKIPPED: bindgen is not installed (apt-get install bindgen libclang-dev); src/sys.rs not checked");
-        return;
-    }
     let fresh = std::env::temp_dir().join(format!("rngtrk-sys-{}.rs", std::process::id()));
     let output = Command::new("sh").arg(crate_dir.join("generate_sys.sh")).arg(&fresh).output().unwrap();
     assert!(output.status.success(), "generate_sys.sh failed: {}", String::from_utf8_lossy(&output.stderr));
