@@ -26,6 +26,18 @@ inline uint32_t checked_struct_size(size_t size, size_t min_size, const char *wh
     return static_cast<uint32_t>(size);
 }
 
+// The struct_size the caller stored in its struct at `bytes`, checked
+// against the first published layout.
+inline uint32_t stored_struct_size(const unsigned char *bytes, size_t min_size, const char *what) {
+    uint32_t size;
+    std::memcpy(&size, bytes, sizeof size);
+    if (size < min_size)
+        fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + "->struct_size " + std::to_string(size) +
+                                            " is smaller than its first published layout (" +
+                                            std::to_string(min_size) + " bytes; use its init function)");
+    return size;
+}
+
 // Fills the caller's struct of `size` bytes: `defaults` as far as they fit,
 // zero beyond, struct_size = size.  Writes exactly `size` bytes.
 template <class T>
@@ -46,12 +58,7 @@ template <class T>
 T read_versioned(const T *src, size_t min_size, const T &defaults, const char *what) {
     if (src == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " is NULL");
     const unsigned char *bytes = reinterpret_cast<const unsigned char *>(src);
-    uint32_t size;
-    std::memcpy(&size, bytes, sizeof size);
-    if (size < min_size)
-        fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + "->struct_size " + std::to_string(size) +
-                                            " is smaller than its first published layout (" +
-                                            std::to_string(min_size) + " bytes; use its init function)");
+    const uint32_t size = stored_struct_size(bytes, min_size, what);
     for (size_t i = sizeof(T); i < size; ++i)
         if (bytes[i] != 0)
             fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " byte " + std::to_string(i) + " is not zero, but this "
@@ -68,12 +75,7 @@ template <class T>
 void write_versioned(T *dst, size_t min_size, const T &value, const char *what) {
     if (dst == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " is NULL");
     unsigned char *bytes = reinterpret_cast<unsigned char *>(dst);
-    uint32_t size;
-    std::memcpy(&size, bytes, sizeof size);
-    if (size < min_size)
-        fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + "->struct_size " + std::to_string(size) +
-                                            " is smaller than its first published layout (" +
-                                            std::to_string(min_size) + " bytes; use its init function)");
+    const uint32_t size = stored_struct_size(bytes, min_size, what);
     const size_t known = size < sizeof(T) ? size : sizeof(T);
     std::memcpy(bytes + sizeof size, reinterpret_cast<const unsigned char *>(&value) + sizeof size,
                 known - sizeof size);
