@@ -16,16 +16,20 @@ Megatron-LM's CudaRNGStatesTracker (add, fork, get_states, set_states,
 reset), with their defects fixed; docs/tracker.md has the rules.
 """
 from ._library import HEADER_VERSION, ffi as _ffi, lib as _lib, library_path
-from .checkpoint_json import describe as describe_checkpoint, to_json as checkpoint_to_json
+from .checkpoint_json import describe as describe_checkpoint, file_to_json as checkpoint_file_to_json
+from .checkpoint_json import to_json as checkpoint_to_json
 from .errors import (
     BufferTooSmallError, CorruptCheckpointError, DuplicateNameError, DuplicateSeedError,
     ForkOrderError, InternalError, InvalidArgumentError, RngtrkError, RngtrkMemoryError,
     RngtrkOverflowError, UnavailableError, UnknownNameError, UnsupportedVersionError, WrongRankError,
     RngtrkIOError, status_string,
 )
-from .distributed import dtensor_local_box, dtensor_offsets
+from .distributed import Origin, dtensor_local_box, dtensor_offsets, fold_in
 from .generation import philox4x32_10, random_u32, uniform_f32
-from .sampling import cpu_path, offset_increment, sample, sample_slice
+from .sampling import (
+    cpu_path, cuda_advance_graphsafe, cuda_available, cuda_dropout, cuda_sample, cuda_sample_graphsafe,
+    cuda_sample_slice, dropout, dtype_size, offset_increment, sample, sample_slice,
+)
 from .state import STATE_BYTES, PhiloxState
 from .tracker import DEFAULT_FORK_NAME, Tracker
 
@@ -49,4 +53,6 @@ __all__ = [
     "UnavailableError", "UnknownNameError", "UnsupportedVersionError", "checkpoint_to_json",
     "describe_checkpoint", "library_path", "WrongRankError", "RngtrkIOError", "dtensor_local_box", "dtensor_offsets", "philox4x32_10", "random_u32", "status_string",
     "uniform_f32", "version_number", "version_string", "sample", "sample_slice", "offset_increment", "cpu_path",
+    "Origin", "fold_in", "dropout", "dtype_size", "cuda_available", "cuda_sample", "cuda_sample_slice", "cuda_dropout",
+    "cuda_sample_graphsafe", "cuda_advance_graphsafe", "checkpoint_file_to_json",
 ]

@@ -3,12 +3,44 @@
 Placements are strings, one per mesh dimension: "S<dim>" (Shard), "R"
 (Replicate) or "P" (Partial, which random ops treat like Replicate).
 """
+from collections import namedtuple
+
 from ._library import ffi, lib
 from .errors import check, invalid
-from .state import _u64
+from .state import PhiloxState, _u64, as_state
 
 POLICIES = {"megatron": lib.RNGTRK_POLICY_MEGATRON, "slapo": lib.RNGTRK_POLICY_SLAPO,
             "derived": lib.RNGTRK_POLICY_DERIVED}
+
+
+POLICY_NAMES = {value: name for name, value in POLICIES.items()}
+FLAG_NAMES = ((lib.RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT, "dp-random-init"),
+              (lib.RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED, "always-enable-tp-seed"))
+
+# Who a tracker's states belong to: the seeding policy's name, the base
+# seed, the flags' names (a tuple) and the rank's coordinates.
+Origin = namedtuple("Origin", "policy seed flags tp pp dp ep etp")
+
+
+def origin_of(handle):
+    """The Origin of a live tracker handle, or None."""
+    origin = ffi.new("rngtrk_origin *")
+    check(lib.rngtrk_origin_init(origin, ffi.sizeof("rngtrk_origin")))
+    check(lib.rngtrk_tracker_get_origin(handle, origin))
+    if not origin.present:
+        return None
+    return Origin(POLICY_NAMES.get(origin.policy, str(origin.policy)), origin.seed,
+                  tuple(name for bit, name in FLAG_NAMES if origin.flags & bit),
+                  origin.tp, origin.pp, origin.dp, origin.ep, origin.etp)
+
+
+def fold_in(state, d):
+    """fold_in(state, d): a new state derived from `state` and the integer
+    `d` (PyTorch's stateless split/fold_in rule): the words of
+    Philox4x32-10(key(seed), counter = offset / 4 + d)."""
+    out = ffi.new("rngtrk_philox_state *")
+    check(lib.rngtrk_fold_in(as_state(state)._as_c(), _u64(d, "d"), out))
+    return PhiloxState(out.seed, out.offset)
 
 
 def _placements(placements):

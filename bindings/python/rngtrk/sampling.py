@@ -1,17 +1,25 @@
-"""Sampling: distributions, dtypes and stream layouts (docs/streams.md).
+"""Sampling: distributions, dtypes and stream layouts (docs/streams.md), on
+the CPU and on CUDA devices.
 
     rngtrk.sample(state, 1000, layout="stateless", dist="normal", dtype="f32", mean=0, std=0.02)
     rngtrk.sample_slice(state, (4096, 1024), (1024, 0), (1024, 1024), dist="uniform", dtype="f16")
+    rngtrk.sample(state, x.numel(), out=x)                 # fill a torch CPU tensor in place
+    rngtrk.cuda_sample(state, y)                           # fill a torch CUDA tensor (or CuPy array)
 
-Arrays come back as numpy arrays of the dtype (f16 as numpy.float16, bf16
-as uint16 bit patterns: numpy has no bfloat16); `out=` fills an array in
-place.  Every value is a pure function of (seed, offset, element index), so
-a range equals the same range of a longer call, and a slice equals the
-same box of the whole tensor.
+Outputs (buffers.py): a new numpy array of the dtype (f16 as
+numpy.float16, bf16 as its uint16 bits: numpy has no bfloat16), or `out=`
+any numpy array or CPU tensor with __dlpack__, written in place without a
+copy; the CUDA calls write into device memory of any object with
+__cuda_array_interface__ or a CUDA __dlpack__, on `stream` (default:
+torch's or CuPy's current stream for their arrays, else the default
+stream).  Every value is a pure function of (seed, offset, element index),
+so a range equals the same range of a longer call, and a slice equals the
+same box of the whole tensor, on the CPU and the GPU alike.
 """
 from ._library import ffi, lib
+from .buffers import BYTES_OF, device_buffer, host_buffer, pointer
 from .errors import check, invalid
-from .generation import output_array
+from .generation import host_output
 from .state import _u64, as_state
 
 LAYOUTS = {"stateless": lib.RNGTRK_LAYOUT_STATELESS, "nvfuser": lib.RNGTRK_LAYOUT_NVFUSER,
@@ -21,9 +29,8 @@ DISTRIBUTIONS = {"bits": lib.RNGTRK_DIST_BITS, "uniform": lib.RNGTRK_DIST_UNIFOR
 DTYPES = {"u8": lib.RNGTRK_DTYPE_U8, "u32": lib.RNGTRK_DTYPE_U32, "u64": lib.RNGTRK_DTYPE_U64,
           "f16": lib.RNGTRK_DTYPE_F16, "bf16": lib.RNGTRK_DTYPE_BF16, "f32": lib.RNGTRK_DTYPE_F32,
           "f64": lib.RNGTRK_DTYPE_F64}
-# numpy dtype of each (bf16 has none: its bits as uint16).
-NUMPY_DTYPES = {"u8": "uint8", "u32": "uint32", "u64": "uint64", "f16": "float16", "bf16": "uint16",
-                "f32": "float32", "f64": "float64"}
+# The keyword parameters every sampling call takes (docs/streams.md).
+SPEC_PARAMETERS = ("low", "high", "mean", "std", "p", "sm_count", "max_threads_per_sm", "numel", "threads")
 
 
 def _pick(table, value, what):
@@ -31,10 +38,6 @@ def _pick(table, value, what):
         return table[value]
     except (KeyError, TypeError):
         raise invalid(f"unknown {what} {value!r}; one of {', '.join(table)}") from None
-
-
-# The keyword parameters every sampling call takes (docs/streams.md).
-SPEC_PARAMETERS = ("low", "high", "mean", "std", "p", "sm_count", "max_threads_per_sm", "numel", "threads")
 
 
 def spec_for(caller, layout, dist, dtype, params):
@@ -70,33 +73,26 @@ def make_spec(layout="stateless", dist="uniform", dtype="f32", *, low=None, high
     return spec
 
 
-def _output(count, out, dtype):
-    return output_array(count, out, NUMPY_DTYPES[dtype])
+def resolve_dtype(out, dtype):
+    """The dtype of a call: the one given, else the output's (a torch
+    float16 or bfloat16 tensor says which), else f32."""
+    if dtype is not None or out is None:
+        return dtype or "f32"
+    found = _dtype_of(out)
+    return found if found in DTYPES else "f32"
 
 
-def _buffer(array):
-    return ffi.from_buffer(array, require_writable=True) if array.size else ffi.NULL
+def _dtype_of(out):
+    """rngtrk's name for the output's dtype, or None."""
+    name = str(getattr(out, "dtype", ""))
+    names = {"uint8": "u8", "torch.uint8": "u8", "uint32": "u32", "torch.uint32": "u32", "uint64": "u64",
+             "torch.uint64": "u64", "float16": "f16", "torch.float16": "f16", "torch.bfloat16": "bf16",
+             "float32": "f32", "torch.float32": "f32", "float64": "f64", "torch.float64": "f64"}
+    return names.get(name)
 
 
-def sample(state, count, first=0, out=None, *, layout="stateless", dist="uniform", dtype="f32", **params):
-    """Elements [first, first + count) of the tensor (layout, dist, dtype,
-    params: low/high, mean/std, p, sm_count, max_threads_per_sm, numel,
-    threads) for `state` (a PhiloxState or its 16 bytes)."""
-    state = as_state(state)
-    spec = spec_for("sample", layout, dist, dtype, params)
-    count, first = _u64(count, "count"), _u64(first, "first")
-    array = _output(count, out, dtype)
-    check(lib.rngtrk_sample(state._as_c(), spec, first, count, _buffer(array), array.nbytes))
-    return array
-
-
-def sample_slice(state, global_shape, start, local_shape, out=None, *, layout="stateless", dist="uniform",
-                 dtype="f32", **params):
-    """The box [start, start + local_shape) of a row-major tensor of
-    global_shape, shaped local_shape: the same bits as cutting it out of
-    the whole tensor."""
-    state = as_state(state)
-    spec = spec_for("sample_slice", layout, dist, dtype, params)
+def shapes(global_shape, start, local_shape):
+    """(ndim, the three C arrays, box element count, box shape) of a slice."""
     dims = [tuple(_u64(v, name) for v in values)
             for values, name in ((global_shape, "global_shape"), (start, "start"), (local_shape, "local_shape"))]
     if not len(dims[0]) == len(dims[1]) == len(dims[2]):
@@ -104,21 +100,159 @@ def sample_slice(state, global_shape, start, local_shape, out=None, *, layout="s
     count = 1
     for n in dims[2]:
         count *= n
-    array = _output(count, None if out is None else out.reshape(-1) if out.flags.c_contiguous else out, dtype)
-    c_dims = [ffi.new("uint64_t[]", d) for d in dims]
-    check(lib.rngtrk_sample_slice(state._as_c(), spec, len(dims[0]), c_dims[0], c_dims[1], c_dims[2],
-                                  _buffer(array), array.nbytes))
-    return (out if out is not None else array.reshape(dims[2]))
+    return len(dims[0]), [ffi.new("uint64_t[]", d or (0,)) for d in dims], count, dims[2]
+
+
+def sample(state, count, first=0, out=None, *, layout="stateless", dist="uniform", dtype=None, **params):
+    """Elements [first, first + count) of the tensor (layout, dist, dtype,
+    params: low/high, mean/std, p, sm_count, max_threads_per_sm, numel,
+    threads) for `state` (a PhiloxState or its 16 bytes)."""
+    state = as_state(state)
+    dtype = resolve_dtype(out, dtype)
+    spec = spec_for("sample", layout, dist, dtype, params)
+    first = _u64(first, "first")
+    result, buffer = host_output(count, out, dtype)
+    check(lib.rngtrk_sample(state._as_c(), spec, first, buffer.count, pointer(buffer),
+                            buffer.count * BYTES_OF[dtype]))
+    return result
+
+
+def sample_slice(state, global_shape, start, local_shape, out=None, *, layout="stateless", dist="uniform",
+                 dtype=None, **params):
+    """The box [start, start + local_shape) of a row-major tensor of
+    global_shape, shaped local_shape: the same bits as cutting it out of
+    the whole tensor."""
+    state = as_state(state)
+    dtype = resolve_dtype(out, dtype)
+    spec = spec_for("sample_slice", layout, dist, dtype, params)
+    ndim, c_dims, count, box = shapes(global_shape, start, local_shape)
+    result, buffer = host_output(count, out, dtype)
+    check(lib.rngtrk_sample_slice(state._as_c(), spec, ndim, c_dims[0], c_dims[1], c_dims[2], pointer(buffer),
+                                  buffer.count * BYTES_OF[dtype]))
+    return result.reshape(box) if out is None else result
+
+
+def dropout_args(caller, x, out, p, layout, device=False, stream=None):
+    """(spec, source buffer, result, target buffer) of a dropout call."""
+    spec = spec_for(caller, layout, "bernoulli", "u8", {"p": p})
+    spec.dtype = lib.RNGTRK_DTYPE_F32  # dropout: BERNOULLI over f32 data
+    if device:
+        source = device_buffer(x, None, "f32", "x", writable=False, stream=stream)
+        if out is None:
+            raise TypeError(f"{caller}: out is required (the CUDA calls do not allocate; out=x works in place)")
+        target = device_buffer(out, source.count, "f32", "out", stream=stream)
+        return spec, source, out, target
+    source = host_buffer(x, None, "f32", "x", writable=False)
+    result, target = host_output(source.count, out, "f32")
+    return spec, source, result, target
+
+
+def dropout(state, x, out=None, *, p, first=0, layout="stateless"):
+    """Dropout of the f32 values `x` (a numpy array or CPU tensor) as
+    elements [first, first + x.size) of a tensor: out = x / p where the
+    element is kept (keep probability `p`), else 0.  `out` defaults to a new
+    array; out=x works in place."""
+    state = as_state(state)
+    spec, source, result, target = dropout_args("dropout", x, out, p, layout)
+    check(lib.rngtrk_dropout_f32(state._as_c(), spec, _u64(first, "first"), source.count,
+                                 ffi.cast("float *", source.pointer), ffi.cast("float *", target.pointer)))
+    return result
 
 
 def offset_increment(numel, *, layout="stateless", dist="uniform", dtype="f32", **params):
     """How far a tracker moves when it draws a tensor of `numel` elements."""
     out = ffi.new("uint64_t *")
-    check(lib.rngtrk_sample_offset_increment(spec_for("offset_increment", layout, dist, dtype, params), _u64(numel, "numel"),
-                                             out))
+    check(lib.rngtrk_sample_offset_increment(spec_for("offset_increment", layout, dist, dtype, params),
+                                             _u64(numel, "numel"), out))
     return out[0]
 
 
 def cpu_path():
     """The CPU code path in use: "scalar", "avx2" or "avx512"."""
     return ffi.string(lib.rngtrk_cpu_path()).decode("ascii")
+
+
+def dtype_size(dtype):
+    """Bytes of one element of `dtype` ("u8" ... "f64")."""
+    return lib.rngtrk_dtype_size(_pick(DTYPES, dtype, "dtype"))
+
+
+# -- CUDA ---------------------------------------------------------------------------
+
+def cuda_available():
+    """Whether the CUDA calls can run here (a device, and a library built
+    with CUDA); rngtrk.last_error() is not needed: the reason is raised by
+    the calls themselves as UnavailableError."""
+    return lib.rngtrk_cuda_available() == lib.RNGTRK_OK
+
+
+def _stream(buffer):
+    return ffi.cast("void *", buffer.stream or 0)
+
+
+def cuda_sample(state, out, first=0, *, stream=None, layout="stateless", dist="uniform", dtype=None, **params):
+    """Fills the device array `out` (__cuda_array_interface__ or a CUDA
+    __dlpack__: torch CUDA tensors, CuPy) with elements [first, first +
+    out.size) of the tensor, on `stream` (a cudaStream_t as an int; default:
+    torch's or CuPy's current stream for their arrays).  Asynchronous: the
+    values are there when the stream has run.  Returns `out`."""
+    state = as_state(state)
+    dtype = resolve_dtype(out, dtype)
+    spec = spec_for("cuda_sample", layout, dist, dtype, params)
+    buffer = device_buffer(out, None, dtype, "out", stream=stream)
+    check(lib.rngtrk_cuda_sample(state._as_c(), spec, _u64(first, "first"), buffer.count, pointer(buffer),
+                                 buffer.count * BYTES_OF[dtype], _stream(buffer)))
+    return out
+
+
+def cuda_sample_slice(state, global_shape, start, local_shape, out, *, stream=None, layout="stateless",
+                      dist="uniform", dtype=None, **params):
+    """sample_slice into the device array `out` (local_shape's elements)."""
+    state = as_state(state)
+    dtype = resolve_dtype(out, dtype)
+    spec = spec_for("cuda_sample_slice", layout, dist, dtype, params)
+    ndim, c_dims, count, _ = shapes(global_shape, start, local_shape)
+    buffer = device_buffer(out, count, dtype, "out", stream=stream)
+    check(lib.rngtrk_cuda_sample_slice(state._as_c(), spec, ndim, c_dims[0], c_dims[1], c_dims[2], pointer(buffer),
+                                       buffer.count * BYTES_OF[dtype], _stream(buffer)))
+    return out
+
+
+def cuda_dropout(state, x, out, *, p, first=0, layout="stateless", stream=None):
+    """dropout on device arrays: `x` and `out` (out=x works in place)."""
+    state = as_state(state)
+    spec, source, result, target = dropout_args("cuda_dropout", x, out, p, layout, device=True, stream=stream)
+    check(lib.rngtrk_cuda_dropout_f32(state._as_c(), spec, _u64(first, "first"), source.count,
+                                      ffi.cast("float *", source.pointer), ffi.cast("float *", target.pointer),
+                                      _stream(target)))
+    return result
+
+
+def _device_state(device_state, stream):
+    """Two 64-bit integers (seed, offset) in device memory: a torch int64
+    tensor of 2 elements on the device, a CuPy uint64 array, ..."""
+    return device_buffer(device_state, 2, "u64", "device_state", stream=stream)
+
+
+def cuda_sample_graphsafe(device_state, out, first=0, *, stream=None, layout="stateless", dist="uniform",
+                          dtype=None, **params):
+    """cuda_sample whose kernel reads (seed, offset) from `device_state` (2
+    64-bit integers in device memory) when it runs: captured in a CUDA
+    graph, every replay draws from the current state.  Pair it with
+    cuda_advance_graphsafe in the same capture."""
+    dtype = resolve_dtype(out, dtype)
+    spec = spec_for("cuda_sample_graphsafe", layout, dist, dtype, params)
+    buffer = device_buffer(out, None, dtype, "out", stream=stream)
+    state = _device_state(device_state, buffer.stream if stream is None else stream)
+    check(lib.rngtrk_cuda_sample_graphsafe(ffi.cast("uint64_t *", state.pointer), spec, _u64(first, "first"),
+                                           buffer.count, pointer(buffer), buffer.count * BYTES_OF[dtype],
+                                           _stream(buffer)))
+    return out
+
+
+def cuda_advance_graphsafe(device_state, increment, *, stream=None):
+    """Adds `increment` rounded up to a multiple of 4 to device_state[1] on
+    the device, in stream order."""
+    state = _device_state(device_state, stream)
+    check(lib.rngtrk_cuda_advance_graphsafe(ffi.cast("uint64_t *", state.pointer), _u64(increment, "increment"),
+                                            _stream(state)))

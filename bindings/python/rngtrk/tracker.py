@@ -9,7 +9,8 @@ import threading
 
 from ._library import ffi, lib
 from .errors import check, invalid
-from .generation import fill, output_array
+from .buffers import BYTES_OF, pointer
+from .generation import fill, host_output
 from .state import PhiloxState, _u64, as_state
 
 _advance = lib.rngtrk_tracker_advance
@@ -312,40 +313,57 @@ class Tracker:
         them as uint32: written into `out` if given (a C-contiguous, writable
         uint32 numpy array of `count` elements), else into a new array.  `out`
         is checked before the state moves."""
-        array = output_array(count, out, "uint32")
-        return fill(lib.rngtrk_random_u32, "uint32", self.advance(count), 0, array)
+        result, buffer = host_output(count, out, "u32")
+        fill(lib.rngtrk_random_u32, "u32", self.advance(count), 0, buffer)
+        return result
 
-    def sample(self, count, out=None, *, layout="stateless", dist="uniform", dtype="f32", **params):
+    def sample(self, count, out=None, *, layout="stateless", dist="uniform", dtype=None, **params):
         """Draws a 1-D tensor of `count` elements (see rngtrk.sample) from the
-        active state and advances it by what the layout consumes; returns the
-        array.  `out` is checked before the state moves."""
-        from .sampling import _buffer, _output, spec_for
+        active state and advances it by what the layout consumes; returns
+        the output.  `out` is checked before the state moves."""
+        from .sampling import resolve_dtype, spec_for
+        dtype = resolve_dtype(out, dtype)
         spec = spec_for("Tracker.sample", layout, dist, dtype, params)
-        count = _u64(count, "count")
-        array = _output(count, out, dtype)
+        result, buffer = host_output(count, out, dtype)
         with self._lock:
-            check(lib.rngtrk_tracker_sample(self._live(), spec, count, _buffer(array), array.nbytes, ffi.NULL))
-        return array
+            check(lib.rngtrk_tracker_sample(self._live(), spec, buffer.count, pointer(buffer),
+                                            buffer.count * BYTES_OF[dtype], ffi.NULL))
+        return result
 
     def sample_slice(self, global_shape, start, local_shape, out=None, *, layout="stateless", dist="uniform",
-                     dtype="f32", **params):
+                     dtype=None, **params):
         """This rank's box of a tensor (see rngtrk.sample_slice), drawn from the
         active state, which advances by what the whole tensor consumes: the
         same on every rank holding a box of it."""
-        from .sampling import _buffer, _output, spec_for
+        from .sampling import resolve_dtype, shapes, spec_for
+        dtype = resolve_dtype(out, dtype)
         spec = spec_for("Tracker.sample_slice", layout, dist, dtype, params)
-        dims = [tuple(_u64(v, "shape") for v in d) for d in (global_shape, start, local_shape)]
-        if not len(dims[0]) == len(dims[1]) == len(dims[2]):
-            raise invalid("global_shape, start and local_shape need the same number of dimensions")
-        count = 1
-        for n in dims[2]:
-            count *= n
-        array = _output(count, out, dtype)
-        c_dims = [ffi.new("uint64_t[]", d or (0,)) for d in dims]
+        ndim, c_dims, count, box = shapes(global_shape, start, local_shape)
+        result, buffer = host_output(count, out, dtype)
         with self._lock:
-            check(lib.rngtrk_tracker_sample_slice(self._live(), spec, len(dims[0]), c_dims[0], c_dims[1], c_dims[2],
-                                                  _buffer(array), array.nbytes, ffi.NULL))
-        return array.reshape(dims[2]) if out is None else out
+            check(lib.rngtrk_tracker_sample_slice(self._live(), spec, ndim, c_dims[0], c_dims[1], c_dims[2],
+                                                  pointer(buffer), buffer.count * BYTES_OF[dtype], ffi.NULL))
+        return result.reshape(box) if out is None else result
+
+    def dropout(self, x, out=None, *, p, layout="stateless"):
+        """Dropout of the f32 values `x` (numpy array or CPU tensor) with keep
+        probability `p`, from the active state, which advances as a draw of
+        x.size elements would: out = x / p where kept, else 0.  `out`
+        defaults to a new array; `out=x` works in place."""
+        from .sampling import dropout_args
+        spec, source, result, target = dropout_args("Tracker.dropout", x, out, p, layout)
+        with self._lock:
+            check(lib.rngtrk_tracker_dropout_f32(self._live(), spec, source.count, ffi.cast("float *", source.pointer),
+                                                 ffi.cast("float *", target.pointer), ffi.NULL))
+        return result
+
+    def origin(self):
+        """Who this tracker's states belong to (set by seed_rank, carried by
+        checkpoints of format 2): an Origin(policy, seed, flags, tp, pp, dp,
+        ep, etp), or None."""
+        from .distributed import origin_of
+        with self._lock:
+            return origin_of(self._live())
 
     def seed_rank(self, policy, seed, *, tp=0, pp=0, dp=0, ep=0, etp=0, dp_random_init=False,
                   always_enable_tp_seed=False):
@@ -372,5 +390,6 @@ class Tracker:
 
     def uniform_f32(self, count, out=None):
         """Like random_u32, as float32 uniforms in [0, 1)."""
-        array = output_array(count, out, "float32")
-        return fill(lib.rngtrk_uniform_f32, "float32", self.advance(count), 0, array)
+        result, buffer = host_output(count, out, "f32")
+        fill(lib.rngtrk_uniform_f32, "f32", self.advance(count), 0, buffer)
+        return result

@@ -33,8 +33,8 @@ def test_out_may_have_any_shape_when_c_contiguous():
     (numpy.empty(8, dtype=numpy.uint32)[::2], rngtrk.InvalidArgumentError, "C-contiguous"),
     (numpy.empty((4, 4), dtype=numpy.uint32).T[0], rngtrk.InvalidArgumentError, "C-contiguous"),
     (numpy.empty(5, dtype=numpy.uint32), rngtrk.InvalidArgumentError, "5 elements but count is 4"),
-    ([0, 0, 0, 0], TypeError, "numpy.ndarray"),
-    (bytearray(16), TypeError, "numpy.ndarray"),
+    ([0, 0, 0, 0], TypeError, "numpy array or a CPU tensor"),
+    (bytearray(16), TypeError, "numpy array or a CPU tensor"),
 ])
 def test_bad_out_arrays_are_refused_clearly(out, error, words):
     with pytest.raises(error, match=words):

@@ -76,5 +76,8 @@ def test_errors():
     with pytest.raises(rngtrk.InvalidArgumentError, match="low <= high"):
         rngtrk.sample(state, 4, low=2.0, high=1.0)
     with pytest.raises(TypeError, match="float32"):
-        rngtrk.sample(state, 4, out=numpy.empty(4, dtype=numpy.float64))
+        rngtrk.sample(state, 4, dtype="f32", out=numpy.empty(4, dtype=numpy.float64))
+    # Without dtype=, the output's dtype decides.
+    assert rngtrk.sample(state, 4, out=numpy.empty(4, dtype=numpy.float64)).tobytes() == \
+        rngtrk.sample(state, 4, dtype="f64").tobytes()
     assert rngtrk.cpu_path() in ("scalar", "avx2", "avx512")

@@ -119,3 +119,95 @@ def test_fork_behaves_like_the_upstream_tracker_on_a_real_dropout():
     assert torch.equal(torch.rand(4, device="cuda"), want_outside)
     # What the dropout consumed went back into the named state.
     assert bytes(tracker.get_states()["model-parallel-rng"].numpy()) == after_named.to_bytes()
+
+
+# -- rngtrk's own CUDA calls into torch and CuPy arrays ------------------------------
+
+TORCH_OF = {"u8": torch.uint8, "f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32,
+            "f64": torch.float64}
+
+
+def _bits(tensor):
+    t = tensor.cpu()
+    return (t.view(torch.int16) if t.dtype == torch.bfloat16 else t).numpy().tobytes()
+
+
+@pytest.mark.parametrize("layout", ["stateless", "nvfuser", "torch-eager-cuda"])
+@pytest.mark.parametrize("dist, dtype", [("uniform", "f32"), ("uniform", "f64"), ("uniform", "f16"),
+                                         ("uniform", "bf16"), ("normal", "f32"), ("normal", "f64"),
+                                         ("bernoulli", "u8")])
+def test_cuda_sample_fills_a_torch_cuda_tensor_with_the_cpu_bits(layout, dist, dtype):
+    n, state = 1_000_003, rngtrk.PhiloxState(31337, 4 * 77)
+    out = torch.empty(n, dtype=TORCH_OF[dtype], device="cuda")
+    assert rngtrk.cuda_sample(state, out, first=5, layout=layout, dist=dist) is out  # dtype from the tensor
+    torch.cuda.synchronize()
+    assert _bits(out) == rngtrk.sample(state, n, first=5, layout=layout, dist=dist, dtype=dtype).tobytes()
+
+
+def test_cuda_calls_run_on_torchs_current_stream_and_on_a_given_one():
+    state, n = rngtrk.PhiloxState(5, 0), 1 << 22
+    want = rngtrk.sample(state, n).tobytes()
+    side = torch.cuda.Stream()
+    out = torch.zeros(n, device="cuda")
+    with torch.cuda.stream(side):
+        rngtrk.cuda_sample(state, out)  # torch's current stream: `side`
+    side.synchronize()
+    assert _bits(out) == want
+    other = torch.cuda.Stream()
+    out.zero_()
+    torch.cuda.synchronize()
+    rngtrk.cuda_sample(state, out, stream=other.cuda_stream)
+    other.synchronize()
+    assert _bits(out) == want
+
+
+def test_cuda_slices_dropout_and_a_captured_graph():
+    state = rngtrk.PhiloxState(77, 8)
+    box = torch.empty(11, 20, 50, device="cuda")
+    rngtrk.cuda_sample_slice(state, (17, 33, 65), (3, 5, 7), (11, 20, 50), box, dist="normal")
+    x = torch.randn(100_001, device="cuda")
+    y = torch.empty_like(x)
+    rngtrk.cuda_dropout(state, x, y, p=0.8, first=9)
+    torch.cuda.synchronize()
+    assert _bits(box) == rngtrk.sample_slice(state, (17, 33, 65), (3, 5, 7), (11, 20, 50), dist="normal").tobytes()
+    assert _bits(y) == rngtrk.dropout(state, x.cpu().numpy(), p=0.8, first=9).tobytes()
+    # A CUDA graph of (graph-safe sample, advance) draws fresh numbers on every replay.
+    n = 300_007
+    device_state = torch.tensor([2024, 40], dtype=torch.int64, device="cuda")
+    out = torch.empty(n, device="cuda")
+    increment = rngtrk.offset_increment(n)
+    graph, capture_stream = torch.cuda.CUDAGraph(), torch.cuda.Stream()
+    with torch.cuda.stream(capture_stream):
+        rngtrk.cuda_sample(state, out)  # a warm-up outside the capture loads the kernels
+        torch.cuda.synchronize()
+        with torch.cuda.graph(graph, stream=capture_stream):
+            rngtrk.cuda_sample_graphsafe(device_state, out)
+            rngtrk.cuda_advance_graphsafe(device_state, n)
+    for replay in range(3):
+        graph.replay()
+        torch.cuda.synchronize()
+        assert _bits(out) == rngtrk.sample(rngtrk.PhiloxState(2024, 40 + replay * increment), n).tobytes()
+    assert device_state.tolist() == [2024, 40 + 3 * increment]
+
+
+def test_cupy_arrays_through_the_cuda_array_interface():
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed here")
+    state, n = rngtrk.PhiloxState(9, 0), 12345
+    for dtype, kind in (("f32", cupy.float32), ("f64", cupy.float64), ("u32", cupy.uint32)):
+        out = cupy.empty(n, dtype=kind)
+        rngtrk.cuda_sample(state, out, dist="bits" if dtype == "u32" else "uniform")
+        cupy.cuda.get_current_stream().synchronize()
+        want = rngtrk.sample(state, n, dist="bits" if dtype == "u32" else "uniform", dtype=dtype)
+        assert cupy.asnumpy(out).tobytes() == want.tobytes()
+    with pytest.raises(rngtrk.InvalidArgumentError, match="C-contiguous"):
+        rngtrk.cuda_sample(state, cupy.empty((8, 8), dtype=cupy.float32)[:, 0])
+
+
+def test_wrong_device_memory_is_refused_naming_the_problem():
+    state = rngtrk.PhiloxState(1, 0)
+    with pytest.raises(TypeError, match="host memory"):
+        rngtrk.cuda_sample(state, torch.empty(8))
+    with pytest.raises(TypeError, match="device memory"):
+        rngtrk.sample(state, 8, out=torch.empty(8, device="cuda"))
+    with pytest.raises(TypeError, match="f64, but the call makes f32"):
+        rngtrk.cuda_sample(state, torch.empty(8, dtype=torch.float64, device="cuda"), dtype="f32")
