@@ -49,7 +49,7 @@ pytest_suite() {
 cargo_suite() {
     name=$1; shift
     echo "== $name"
-    (cd "$top/bindings/rust" && "$cargo" test --offline) >"$log" 2>&1
+    (cd "$top/bindings/rust" && "$cargo" test --offline --workspace) >"$log" 2>&1
     code=$?
     grep -E '^test .* FAILED$|^SKIPPED|panicked' "$log" | head -40
     p=0 f=0 s=0
@@ -120,12 +120,14 @@ check "demo: Python resumes C's checkpoint and draws the same numbers" \
     env PYTHONPATH="$top/bindings/python" "$python" "$top/tools/demo_resume.py" "$demo_dir"
 check "MPI: 8 ranks train and save, 4 ranks resume on another layout, mpi4py" "$top/tests/mpi/run_mpi_tests.sh"
 pytest_suite "Python binding (cffi): bindings/python/tests" "$top/bindings/python/tests"
-cargo_suite "Rust crate: cargo test --offline (unit, integration, doc and compile_fail tests)"
+cargo_suite "Rust workspace (rngtrk, rngtrk-sys): cargo test --offline --workspace (unit, integration, doc, compile_fail)"
 rust_examples="$build/rust/debug/examples"
 check "Rust: cargo doc builds without warnings" \
-    sh -c "cd '$top/bindings/rust' && RUSTDOCFLAGS='-D warnings' '$cargo' doc --offline --no-deps --quiet"
+    sh -c "cd '$top/bindings/rust' && RUSTDOCFLAGS='-D warnings' '$cargo' doc --offline --workspace --no-deps --quiet"
 check "Rust: example inspect prints what the C tool prints" \
     "$top/tests/rust_inspect_test.sh" "$rust_examples/inspect" "$build/rngtrk" "$top/tests/vectors"
+check "sample in C, Rust and Python: byte-identical output, errors and exit codes on 300 random argument sets" \
+    "$python" "$top/tests/sample_commands_test.py" "$build/rngtrk" "$rust_examples/sample"
 check "README's and docs/rust.md's Rust examples" "$top/tests/readme_rust_example_test.sh"
 check "demo: Rust resumes C's checkpoint and draws the same numbers" "$rust_examples/demo_resume" "$demo_dir"
 

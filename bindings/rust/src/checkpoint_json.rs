@@ -36,8 +36,7 @@ pub fn checkpoint_to_json(bytes: &[u8]) -> Result<String, Error> {
 /// first (a foreign file is refused before the rest is read).  The error's
 /// message names the file and what is wrong with it.
 pub fn checkpoint_file_to_json(path: &str) -> Result<String, Error> {
-    let path = std::ffi::CString::new(path)
-        .map_err(|_| Error::invalid("the path contains a NUL byte".to_string()))?;
+    let path = std::ffi::CString::new(path).map_err(|_| Error::invalid("the path contains a NUL byte".to_string()))?;
     // SAFETY: a NUL-terminated path; the library writes at most `capacity`
     // bytes to `dst` and one usize to `out_len`.
     text(|dst, capacity, out_len| unsafe { sys::rngtrk_checkpoint_file_json(path.as_ptr(), dst, capacity, out_len) })

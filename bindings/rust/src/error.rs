@@ -101,6 +101,11 @@ impl Error {
         Error { code: status.0, message: message.to_string_lossy().into_owned() }
     }
 
+    /// An `Overflow` error raised by this crate itself.
+    pub(crate) fn overflow(message: String) -> Error {
+        Error { code: sys::rngtrk_status::RNGTRK_E_OVERFLOW.0, message }
+    }
+
     /// An `InvalidArgument` error raised by this crate itself.
     pub(crate) fn invalid(message: String) -> Error {
         Error { code: sys::rngtrk_status::RNGTRK_E_INVALID_ARGUMENT.0, message }

@@ -125,17 +125,32 @@
 #![warn(missing_docs)]
 
 mod checkpoint_json;
+pub mod cuda;
+mod distributed;
 mod error;
 mod generation;
+mod sampling;
 mod state;
-pub mod sys;
 mod tracker;
+mod tracker_draws;
+
+/// The raw declarations (the rngtrk-sys crate), for what the safe API does
+/// not cover.
+pub use rngtrk_sys as sys;
 
 use std::ffi::CStr;
 
 pub use checkpoint_json::{checkpoint_file_to_json, checkpoint_to_json};
+pub use distributed::{
+    dtensor_local_box, dtensor_offsets, MeshPlacement, OffsetRule, Origin, ParallelRank, Placement, SeedFlags,
+    SeedPolicy,
+};
 pub use error::{status_string, Error, ErrorKind};
 pub use generation::{philox4x32_10, random_u32, uniform_f32};
+pub use sampling::{
+    cpu_path, dropout, dropout_in_place, sample, sample_slice, BF16Bits, Distribution, Dtype, Element, F16Bits, Layout,
+    SampleSpec,
+};
 pub use state::PhiloxState;
 pub use tracker::{ForkGuard, Tracker};
 

@@ -13,11 +13,11 @@ use crate::sys;
 /// The NUL-terminated name the C layer takes.  The library checks length,
 /// emptiness and UTF-8 (a `&str` is UTF-8 already); an interior NUL is the
 /// one thing C could not see.
-fn c_name(name: &str) -> Result<CString, Error> {
+pub(crate) fn c_name(name: &str) -> Result<CString, Error> {
     CString::new(name).map_err(|_| Error::invalid(format!("state name {:?} contains a NUL byte", name)))
 }
 
-fn path_to_c(path: &std::path::Path) -> Result<CString, Error> {
+pub(crate) fn path_to_c(path: &std::path::Path) -> Result<CString, Error> {
     use std::os::unix::ffi::OsStrExt;
     CString::new(path.as_os_str().as_bytes())
         .map_err(|_| Error::invalid(format!("path {:?} contains a NUL byte", path)))
@@ -53,11 +53,11 @@ impl Tracker {
         Ok(Tracker { handle: NonNull::new(raw).expect("rngtrk_tracker_new returned OK and NULL") })
     }
 
-    fn raw(&self) -> *const sys::rngtrk_tracker {
+    pub(crate) fn raw(&self) -> *const sys::rngtrk_tracker {
         self.handle.as_ptr()
     }
 
-    fn raw_mut(&mut self) -> *mut sys::rngtrk_tracker {
+    pub(crate) fn raw_mut(&mut self) -> *mut sys::rngtrk_tracker {
         self.handle.as_ptr()
     }
 
@@ -237,9 +237,7 @@ impl Tracker {
     pub fn load_any_rank(&mut self, bytes: &[u8]) -> Result<(), Error> {
         let src = if bytes.is_empty() { ptr::null() } else { bytes.as_ptr() };
         // SAFETY: `src` is valid for bytes.len() reads (or NULL with len 0).
-        check(unsafe {
-            sys::rngtrk_tracker_load_flags(self.raw_mut(), src, bytes.len(), sys::RNGTRK_LOAD_ANY_RANK)
-        })
+        check(unsafe { sys::rngtrk_tracker_load_flags(self.raw_mut(), src, bytes.len(), sys::RNGTRK_LOAD_ANY_RANK) })
     }
 
     /// Saves the checkpoint to `path` crash-safely (temporary file, fsync,
@@ -254,9 +252,19 @@ impl Tracker {
     /// Loads the checkpoint file at `path` (its header is checked before the
     /// rest is read).  Errors as [`Tracker::load`], plus `Io`.
     pub fn load_file(&mut self, path: &std::path::Path) -> Result<(), Error> {
+        self.load_file_flags(path, 0)
+    }
+
+    /// [`Tracker::load_file`] that takes another rank's checkpoint (as
+    /// [`Tracker::load_any_rank`]).
+    pub fn load_file_any_rank(&mut self, path: &std::path::Path) -> Result<(), Error> {
+        self.load_file_flags(path, sys::RNGTRK_LOAD_ANY_RANK)
+    }
+
+    fn load_file_flags(&mut self, path: &std::path::Path, flags: u32) -> Result<(), Error> {
         let c = path_to_c(path)?;
         // SAFETY: valid handle and NUL-terminated path.
-        check(unsafe { sys::rngtrk_tracker_load_file(self.raw_mut(), c.as_ptr(), 0) })
+        check(unsafe { sys::rngtrk_tracker_load_file(self.raw_mut(), c.as_ptr(), flags) })
     }
 
     /// Runs a `const rngtrk_tracker *` getter with an out-state.
@@ -297,7 +305,7 @@ impl fmt::Debug for Tracker {
 /// own methods.  A nested guard borrows this one, so forks close innermost
 /// first by construction.
 pub struct ForkGuard<'t> {
-    tracker: &'t mut Tracker,
+    pub(crate) tracker: &'t mut Tracker,
     name: CString,
     open: bool,
 }

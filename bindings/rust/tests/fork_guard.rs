@@ -23,7 +23,8 @@ fn dropping_the_guard_restores_and_keeps_the_advance() {
         assert_eq!(fork.fork_depth(), 1);
         assert_eq!(fork.active_state(), PhiloxState::new(2725, 0));
         fork.advance(10).unwrap();
-        assert_eq!(fork.state("model-parallel-rng").unwrap(), PhiloxState::new(2725, 12)); // live
+        assert_eq!(fork.state("model-parallel-rng").unwrap(), PhiloxState::new(2725, 12));
+        // live
     }
     assert_eq!(t.fork_depth(), 0);
     assert_eq!(t.active_state(), PhiloxState::new(7, 0));

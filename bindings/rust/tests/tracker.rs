@@ -89,8 +89,14 @@ fn set_state_rules() {
     t.set_state("data-parallel-rng", PhiloxState::new(5, 8)).unwrap();
     assert_eq!(t.state("data-parallel-rng").unwrap(), PhiloxState::new(5, 8));
     let before = snapshot(&t);
-    assert_eq!(t.set_state("data-parallel-rng", PhiloxState::new(3955, 0)).unwrap_err().kind(), ErrorKind::DuplicateSeed);
-    assert_eq!(t.set_state("data-parallel-rng", PhiloxState::new(5, 6)).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(
+        t.set_state("data-parallel-rng", PhiloxState::new(3955, 0)).unwrap_err().kind(),
+        ErrorKind::DuplicateSeed
+    );
+    assert_eq!(
+        t.set_state("data-parallel-rng", PhiloxState::new(5, 6)).unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
     assert_eq!(snapshot(&t), before);
 }
 
@@ -250,7 +256,10 @@ fn bad_inputs_from_rust_return_errors_and_change_nothing() {
         assert_eq!(t.add(name, 99).unwrap_err().kind(), ErrorKind::InvalidArgument);
         assert_eq!(t.fork(name).unwrap_err().kind(), ErrorKind::InvalidArgument);
     }
-    assert_eq!(t.set_state("data-parallel-rng", PhiloxState::new(1, M64 - 2)).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(
+        t.set_state("data-parallel-rng", PhiloxState::new(1, M64 - 2)).unwrap_err().kind(),
+        ErrorKind::InvalidArgument
+    );
     assert_eq!(t.load(b"RNGTRKCK").unwrap_err().kind(), ErrorKind::Corrupt);
     assert_eq!(snapshot(&t), before);
     let mut out = [0u32; 2];

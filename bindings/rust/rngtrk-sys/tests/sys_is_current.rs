@@ -1,4 +1,4 @@
-//! src/sys.rs is what generate_sys.sh (bindgen) writes from c_api/rngtrk.h.
+//! src/lib.rs is what generate_sys.sh (bindgen) writes from c_api/rngtrk.h.
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -7,7 +7,7 @@ use std::process::Command;
 #[test]
 #[cfg_attr(
     not(rngtrk_has_bindgen),
-    ignore = "bindgen is not installed (apt-get install bindgen libclang-dev): src/sys.rs not checked"
+    ignore = "bindgen is not installed (apt-get install bindgen libclang-dev): src/lib.rs not checked"
 )]
 fn generated_sys_layer_is_current() {
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -16,6 +16,6 @@ fn generated_sys_layer_is_current() {
     assert!(output.status.success(), "generate_sys.sh failed: {}", String::from_utf8_lossy(&output.stderr));
     let fresh_text = std::fs::read_to_string(&fresh).unwrap();
     std::fs::remove_file(&fresh).unwrap();
-    let checked_in = std::fs::read_to_string(crate_dir.join("src").join("sys.rs")).unwrap();
-    assert!(fresh_text == checked_in, "src/sys.rs is stale: run `make bindgen`");
+    let checked_in = std::fs::read_to_string(crate_dir.join("src").join("lib.rs")).unwrap();
+    assert!(fresh_text == checked_in, "src/lib.rs is stale: run `make bindgen`");
 }

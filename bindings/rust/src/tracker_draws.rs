@@ -1,0 +1,122 @@
+//! Draws from a tracker's active state: the generic sampling calls, which
+//! advance the state by exactly what the layout consumes, on a [`Tracker`]
+//! and inside a fork on its [`ForkGuard`].
+use crate::error::{check, Error};
+use crate::sampling::{check_box, check_same_len, out_parts, Element, SampleSpec};
+use crate::state::PhiloxState;
+use crate::sys;
+use crate::tracker::{ForkGuard, Tracker};
+
+fn before() -> sys::rngtrk_philox_state {
+    sys::rngtrk_philox_state { seed: 0, offset: 0 }
+}
+
+impl Tracker {
+    /// Fills `out` (a 1-D tensor of `out.len()` elements of its type) from
+    /// the active state, advances the state by what the layout consumes
+    /// ([`SampleSpec::offset_increment`]) and returns the state drawn from.
+    /// On any error nothing moves.
+    pub fn sample<T: Element>(&mut self, spec: &SampleSpec, out: &mut [T]) -> Result<PhiloxState, Error> {
+        let c = spec.c_spec(T::DTYPE)?;
+        let count = out.len() as u64;
+        let (ptr, capacity) = out_parts(out);
+        let mut drawn_from = before();
+        // SAFETY: valid handle, spec, output (`capacity` bytes) and out-state.
+        check(unsafe { sys::rngtrk_tracker_sample(self.raw_mut(), &c, count, ptr, capacity, &mut drawn_from) })?;
+        Ok(PhiloxState::from_c(drawn_from))
+    }
+
+    /// This rank's box of a tensor of `global_shape` (see
+    /// [`crate::sample_slice`]); the state advances by what the whole tensor
+    /// consumes, the same on every rank.  `out.len()` must equal the box's
+    /// element count.
+    pub fn sample_slice<T: Element>(
+        &mut self,
+        spec: &SampleSpec,
+        global_shape: &[u64],
+        start: &[u64],
+        local_shape: &[u64],
+        out: &mut [T],
+    ) -> Result<PhiloxState, Error> {
+        check_box(global_shape, start, local_shape, out.len())?;
+        let c = spec.c_spec(T::DTYPE)?;
+        let (ptr, capacity) = out_parts(out);
+        let mut drawn_from = before();
+        // SAFETY: the shapes hold ndim values each; `ptr` holds the box.
+        check(unsafe {
+            sys::rngtrk_tracker_sample_slice(
+                self.raw_mut(),
+                &c,
+                global_shape.len(),
+                global_shape.as_ptr(),
+                start.as_ptr(),
+                local_shape.as_ptr(),
+                ptr,
+                capacity,
+                &mut drawn_from,
+            )
+        })?;
+        Ok(PhiloxState::from_c(drawn_from))
+    }
+
+    /// [`crate::dropout`] of `input` from the active state, advancing it as
+    /// [`Tracker::sample`] would; returns the state drawn from.
+    pub fn dropout(&mut self, spec: &SampleSpec, input: &[f32], out: &mut [f32]) -> Result<PhiloxState, Error> {
+        check_same_len(input.len(), out.len())?;
+        let c = spec.c_dropout_spec()?;
+        let mut drawn_from = before();
+        // SAFETY: both slices hold out.len() floats.
+        check(unsafe {
+            sys::rngtrk_tracker_dropout_f32(
+                self.raw_mut(),
+                &c,
+                out.len() as u64,
+                input.as_ptr(),
+                out.as_mut_ptr(),
+                &mut drawn_from,
+            )
+        })?;
+        Ok(PhiloxState::from_c(drawn_from))
+    }
+
+    /// [`Tracker::dropout`] in place.
+    pub fn dropout_in_place(&mut self, spec: &SampleSpec, data: &mut [f32]) -> Result<PhiloxState, Error> {
+        let c = spec.c_dropout_spec()?;
+        let p = data.as_mut_ptr();
+        let mut drawn_from = before();
+        // SAFETY: the library allows in == out; `p` holds data.len() floats.
+        check(unsafe {
+            sys::rngtrk_tracker_dropout_f32(self.raw_mut(), &c, data.len() as u64, p, p, &mut drawn_from)
+        })?;
+        Ok(PhiloxState::from_c(drawn_from))
+    }
+}
+
+impl ForkGuard<'_> {
+    /// [`Tracker::sample`] from the forked state.
+    pub fn sample<T: Element>(&mut self, spec: &SampleSpec, out: &mut [T]) -> Result<PhiloxState, Error> {
+        self.tracker.sample(spec, out)
+    }
+
+    /// [`Tracker::sample_slice`] from the forked state.
+    pub fn sample_slice<T: Element>(
+        &mut self,
+        spec: &SampleSpec,
+        global_shape: &[u64],
+        start: &[u64],
+        local_shape: &[u64],
+        out: &mut [T],
+    ) -> Result<PhiloxState, Error> {
+        self.tracker.sample_slice(spec, global_shape, start, local_shape, out)
+    }
+
+    /// [`Tracker::dropout`] from the forked state.
+    pub fn dropout(&mut self, spec: &SampleSpec, input: &[f32], out: &mut [f32]) -> Result<PhiloxState, Error> {
+        self.tracker.dropout(spec, input, out)
+    }
+
+    /// [`Tracker::dropout_in_place`] from the forked state.
+    pub fn dropout_in_place(&mut self, spec: &SampleSpec, data: &mut [f32]) -> Result<PhiloxState, Error> {
+        self.tracker.dropout_in_place(spec, data)
+    }
+}
