@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -86,6 +87,32 @@ static int parse_u64_value(const char *command, const char *name, const char *te
     return 0;
 }
 
+/* The numbers the options take: [+-] then digits with an optional fraction
+ * (or a fraction alone), then an optional exponent.  Narrower than strtod
+ * (no hex, no leading spaces), and the grammar the Python and Rust sample
+ * commands accept, so the three give the same answer for any text. */
+static int is_decimal(const char *s) {
+    size_t digits = 0;
+    if (*s == '+' || *s == '-') ++s;
+    while (*s >= '0' && *s <= '9') ++s, ++digits;
+    if (*s == '.')
+        for (++s; *s >= '0' && *s <= '9'; ++s) ++digits;
+    if (digits == 0) return 0;
+    if (*s == 'e' || *s == 'E') {
+        ++s;
+        if (*s == '+' || *s == '-') ++s;
+        if (!(*s >= '0' && *s <= '9')) return 0;
+        while (*s >= '0' && *s <= '9') ++s;
+    }
+    return *s == '\0';
+}
+
+/* "inf", "infinity" or "nan" in any case, with an optional sign. */
+static int names_non_finite(const char *s) {
+    if (*s == '+' || *s == '-') ++s;
+    return strcasecmp(s, "inf") == 0 || strcasecmp(s, "infinity") == 0 || strcasecmp(s, "nan") == 0;
+}
+
 static int parse_value(const char *command, struct option *o, const char *text) {
     switch (o->kind) {
         case OPT_U64: return parse_u64_value(command, o->name, text, (uint64_t *)o->target);
@@ -98,12 +125,12 @@ static int parse_value(const char *command, struct option *o, const char *text) 
             return 0;
         }
         case OPT_DOUBLE: {
-            char *end = NULL;
-            errno = 0;
-            const double v = strtod(text, &end);
-            if (end == text || *end != '\0') return usage_error(command, "%s needs a number, not '%s'", o->name, text);
-            if (!isfinite(v) || errno == ERANGE)
-                return usage_error(command, "%s must be a finite number, not '%s'", o->name, text);
+            if (!is_decimal(text))
+                return usage_error(command, names_non_finite(text) ? "%s must be a finite number, not '%s'"
+                                                                   : "%s needs a number, not '%s'",
+                                   o->name, text);
+            const double v = strtod(text, NULL); /* correctly rounded; tiny values become 0 or subnormal */
+            if (!isfinite(v)) return usage_error(command, "%s must be a finite number, not '%s'", o->name, text);
             *(double *)o->target = v;
             return 0;
         }

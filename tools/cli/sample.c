@@ -156,30 +156,9 @@ static int sample(int argc, char **argv) {
     return fflush(stdout) != 0 ? data_error("sample", "cannot write the output") : 0;
 }
 
-const struct command cmd_sample = {
-    "sample", "print sampled values, one per line",
-    "usage: rngtrk sample --seed S --count N [options]\n"
-    "\n"
-    "Prints elements [F, F + N) of a tensor drawn from the state (S, O), one per line:\n"
-    "integers in decimal, f32/f16/bf16 as %.9g, f64 as %.17g, or with --bits the raw bits in hex.\n"
-    "The output streams: memory stays small for any N.\n"
-    "\n"
-    "  --seed S                 the state's seed (required)\n"
-    "  --count N                how many elements (required)\n"
-    "  --offset O               the state's offset, a multiple of 4 (default 0)\n"
-    "  --first F                the first element's index (default 0)\n"
-    "  --layout L               stateless (default), nvfuser or torch-eager-cuda\n"
-    "  --dist D                 bits, uniform (default), normal or bernoulli\n"
-    "  --dtype T                bits: u32 (default), u64; uniform: f32 (default), f64, f16, bf16;\n"
-    "                           normal: f32 (default), f64; bernoulli: u8 (a keep mask)\n"
-    "  --low A --high B         uniform's range (default 0 and 1)\n"
-    "  --mean M --std S         normal's parameters (default 0 and 1)\n"
-    "  --p P                    bernoulli's keep probability (default 0.5)\n"
-    "  --sm-count C             torch-eager-cuda: the GPU's multiprocessors (default 132, an H100)\n"
-    "  --max-threads-per-sm K   torch-eager-cuda: threads per multiprocessor (default 2048)\n"
-    "  --numel N                the whole tensor's element count (default F + N)\n"
-    "  --bits                   print the raw bits in hex\n"
-    "\n"
-    "Example: torch.rand(4, device=\"cuda\") after torch.manual_seed(0):\n"
-    "  rngtrk sample --layout torch-eager-cuda --seed 0 --count 4\n",
-    sample};
+const struct command cmd_sample = {"sample", "print sampled values, one per line",
+/* tools/cli/sample_usage.txt, made a C string by the Makefile: the Python
+ * and Rust sample commands print the same file. */
+#include "sample_usage.inc"
+                                  ,
+                                  sample};

@@ -1,12 +1,14 @@
-"""python3 -m rngtrk: the C `rngtrk` command's inspect and version, with the
-same output, the same one-line errors and the same exit codes (0 success,
-1 a data error, 2 a usage error).
+"""python3 -m rngtrk: the C `rngtrk` command's inspect, sample and version,
+with the same output, the same one-line errors and the same exit codes (0
+success, 1 a data error, 2 a usage error).
 
     python3 -m rngtrk inspect FILE   print a checkpoint as canonical JSON
+    python3 -m rngtrk sample ...     print sampled values (rngtrk help sample)
     python3 -m rngtrk version        print the library version
     python3 -m rngtrk help           this list
 """
 import difflib
+import os
 import sys
 
 from . import version_string
@@ -14,6 +16,7 @@ from .checkpoint_json import file_to_json
 from .errors import RngtrkError
 
 COMMANDS = {"inspect": "print a checkpoint as one line of canonical JSON",
+            "sample": "print sampled values, one per line",
             "version": "print the library's version",
             "help": "this list"}
 USAGE = "usage: python3 -m rngtrk COMMAND\n\ncommands:\n" + "".join(
@@ -58,6 +61,9 @@ def main(argv):
         return 0
     if command == "inspect":
         return inspect(args)
+    if command == "sample":
+        from . import sample_command
+        return sample_command.run([os.fsencode(a) for a in args], sys.stdout.buffer, sys.stderr.buffer)
     guess = difflib.get_close_matches(command, list(COMMANDS), n=1)
     if guess:
         return error(None, f"unknown command '{command}' (did you mean '{guess[0]}'?)", 2)
