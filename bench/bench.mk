@@ -21,6 +21,13 @@ bench: $(BENCH)
 	        --benchmark_min_time=0.5 $(BENCH_ARGS) >/dev/null || exit 1; \
 	done
 	python3 bench/ratios.py $(BUILD)/bench/results.json $(foreach p,$(BENCH_PATHS),$(BUILD)/bench/sample_$(p).json)
+	$(MAKE) --no-print-directory bench-rust
+
+# `make bench-rust`: the safe Rust API's per-call cost next to the same C
+# calls made raw through rngtrk::sys, in the same run (release build).
+.PHONY: bench-rust
+bench-rust: lib
+	cd bindings/rust && $(CARGO) run --release --offline --quiet --example bench_overhead
 
 # `make bench-python`: the Python binding's per-call costs next to a
 # pure-Python tracker and numpy's Philox, measured in the same run.

@@ -122,6 +122,8 @@ check "MPI: 8 ranks train and save, 4 ranks resume on another layout, mpi4py" "$
 pytest_suite "Python binding (cffi): bindings/python/tests" "$top/bindings/python/tests"
 cargo_suite "Rust workspace (rngtrk, rngtrk-sys): cargo test --offline --workspace (unit, integration, doc, compile_fail)"
 rust_examples="$build/rust/debug/examples"
+check "bindings/coverage.txt: every exported function reached from Python and Rust (nm -D, getattr, rustc)" \
+    sh -c "cd '$top/bindings/rust' && '$cargo' build --offline --lib --quiet && '$python' '$top/tests/coverage_test.py' '$build/librngtrk.so' '$build/rust/debug'"
 check "Rust: cargo doc builds without warnings" \
     sh -c "cd '$top/bindings/rust' && RUSTDOCFLAGS='-D warnings' '$cargo' doc --offline --workspace --no-deps --quiet"
 check "Rust: example inspect prints what the C tool prints" \
@@ -129,6 +131,7 @@ check "Rust: example inspect prints what the C tool prints" \
 check "sample in C, Rust and Python: byte-identical output, errors and exit codes on 300 random argument sets" \
     "$python" "$top/tests/sample_commands_test.py" "$build/rngtrk" "$rust_examples/sample"
 check "README's and docs/rust.md's Rust examples" "$top/tests/readme_rust_example_test.sh"
+check "Rust: sharded dropout example: 4 ranks' blocks equal the unsharded tensor" "$rust_examples/sharded_dropout"
 check "demo: Rust resumes C's checkpoint and draws the same numbers" "$rust_examples/demo_resume" "$demo_dir"
 
 echo "rngtrk: $passed passed, $failed failed, $skipped skipped"

@@ -84,7 +84,7 @@ SAN_TESTS := $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TSAN_FLAGS := -fsanitize=thread
 
-.PHONY: test-asan test-tsan test-valgrind
+.PHONY: test-asan test-tsan test-valgrind test-valgrind-rust
 test-asan:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CUDA=0 OPTFLAGS="-O1 -g" CXXFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="$(ASAN_FLAGS)" $(BUILD)/asan/tests/api_tests $(BUILD)/asan/tests/core_tests
@@ -103,3 +103,9 @@ test-valgrind: test-programs
 	    --gtest_filter='-Sample.Statistics*:CurandOracle.*:Sample.Threads*'
 	valgrind --leak-check=full --error-exitcode=1 -q $(TEST_BUILD)/crash_safe_test >/dev/null
 	valgrind --leak-check=full --error-exitcode=1 -q $(TEST_BUILD)/dlopen_consumer $(BUILD)/librngtrk.so.0
+
+# The Rust crate's test binaries under valgrind: no invalid access and no
+# leaked tracker, guard or error (guards dropped in panics included).
+test-valgrind-rust: lib
+	@tools/install-deps.sh reliability
+	CARGO=$(CARGO) tools/valgrind_rust_tests.sh

@@ -47,12 +47,22 @@ def version_string():
 
 
 __all__ = [
-    "BufferTooSmallError", "CorruptCheckpointError", "DEFAULT_FORK_NAME", "DuplicateNameError",
-    "DuplicateSeedError", "ForkOrderError", "InternalError", "InvalidArgumentError", "PhiloxState",
-    "RngtrkError", "RngtrkMemoryError", "RngtrkOverflowError", "STATE_BYTES", "Tracker",
-    "UnavailableError", "UnknownNameError", "UnsupportedVersionError", "checkpoint_to_json",
-    "describe_checkpoint", "library_path", "WrongRankError", "RngtrkIOError", "dtensor_local_box", "dtensor_offsets", "philox4x32_10", "random_u32", "status_string",
-    "uniform_f32", "version_number", "version_string", "sample", "sample_slice", "offset_increment", "cpu_path",
-    "Origin", "fold_in", "dropout", "dtype_size", "cuda_available", "cuda_sample", "cuda_sample_slice", "cuda_dropout",
-    "cuda_sample_graphsafe", "cuda_advance_graphsafe", "checkpoint_file_to_json",
+    # states, trackers and checkpoints
+    "PhiloxState", "STATE_BYTES", "Tracker", "DEFAULT_FORK_NAME", "Origin", "checkpoint_to_json",
+    "checkpoint_file_to_json", "describe_checkpoint",
+    # generation on the CPU
+    "philox4x32_10", "random_u32", "uniform_f32", "sample", "sample_slice", "dropout", "offset_increment",
+    "dtype_size", "cpu_path",
+    # generation on CUDA devices
+    "cuda_available", "cuda_sample", "cuda_sample_slice", "cuda_dropout", "cuda_sample_graphsafe",
+    "cuda_advance_graphsafe",
+    # distributed training
+    "fold_in", "dtensor_offsets", "dtensor_local_box",
+    # errors
+    "RngtrkError", "InvalidArgumentError", "DuplicateNameError", "DuplicateSeedError", "UnknownNameError",
+    "ForkOrderError", "BufferTooSmallError", "CorruptCheckpointError", "UnsupportedVersionError",
+    "RngtrkOverflowError", "RngtrkMemoryError", "UnavailableError", "InternalError", "WrongRankError",
+    "RngtrkIOError", "status_string",
+    # the library
+    "library_path", "version_number", "version_string",
 ]

@@ -287,8 +287,10 @@ class Tracker:
             raise invalid("checkpoint bytes must be C-contiguous")
         source = ffi.from_buffer("uint8_t[]", view) if view.nbytes else ffi.NULL
         with self._lock:
-            check(lib.rngtrk_tracker_load_flags(self._live(), source, view.nbytes,
-                                                lib.RNGTRK_LOAD_ANY_RANK if any_rank else 0))
+            if any_rank:
+                check(lib.rngtrk_tracker_load_flags(self._live(), source, view.nbytes, lib.RNGTRK_LOAD_ANY_RANK))
+            else:
+                check(lib.rngtrk_tracker_load(self._live(), source, view.nbytes))
 
     def save_file(self, path):
         """Saves the checkpoint to `path` crash-safely (temporary file, fsync,

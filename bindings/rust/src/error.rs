@@ -138,6 +138,7 @@ pub fn status_string(code: i32) -> &'static str {
 }
 
 /// `Ok(())` for `RNGTRK_OK`, else the error with this thread's message.
+#[inline]
 pub(crate) fn check(status: sys::rngtrk_status) -> Result<(), Error> {
     if status == sys::rngtrk_status::RNGTRK_OK {
         Ok(())

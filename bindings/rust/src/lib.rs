@@ -124,6 +124,7 @@
 //! (after `make`), and writes that folder into the binaries' run path.
 #![warn(missing_docs)]
 
+mod c_name;
 mod checkpoint_json;
 pub mod cuda;
 mod distributed;

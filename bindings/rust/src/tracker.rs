@@ -5,19 +5,18 @@ use std::ops::Deref;
 use std::os::raw::c_char;
 use std::ptr::{self, NonNull};
 
+use crate::c_name::with_c_name;
 use crate::error::{check, Error};
 use crate::generation;
 use crate::state::PhiloxState;
 use crate::sys;
 
-/// The NUL-terminated name the C layer takes.  The library checks length,
-/// emptiness and UTF-8 (a `&str` is UTF-8 already); an interior NUL is the
-/// one thing C could not see.
-pub(crate) fn c_name(name: &str) -> Result<CString, Error> {
+/// A name for a call that takes several at once (set_states).
+fn c_string(name: &str) -> Result<CString, Error> {
     CString::new(name).map_err(|_| Error::invalid(format!("state name {:?} contains a NUL byte", name)))
 }
 
-pub(crate) fn path_to_c(path: &std::path::Path) -> Result<CString, Error> {
+fn path_to_c(path: &std::path::Path) -> Result<CString, Error> {
     use std::os::unix::ffi::OsStrExt;
     CString::new(path.as_os_str().as_bytes())
         .map_err(|_| Error::invalid(format!("path {:?} contains a NUL byte", path)))
@@ -66,39 +65,41 @@ impl Tracker {
     /// `ForkOrder` (only reachable after leaking a fork guard).  A failed add
     /// changes nothing.
     pub fn add(&mut self, name: &str, seed: u64) -> Result<(), Error> {
-        let name = c_name(name)?;
+        let t = self.raw_mut();
         // SAFETY: valid handle and NUL-terminated name for the call.
-        check(unsafe { sys::rngtrk_tracker_add(self.raw_mut(), name.as_ptr(), seed) })
+        check(with_c_name(name, |name| unsafe { sys::rngtrk_tracker_add(t, name, seed) })?)
     }
 
     /// Makes the named state active until the returned guard is dropped or
     /// [`ForkGuard::restore`]d.  While the guard lives, the tracker is
     /// reachable only through it (see the crate documentation).
     /// Errors: `UnknownName`, `ForkOrder` (the name is already forked).
-    pub fn fork(&mut self, name: &str) -> Result<ForkGuard<'_>, Error> {
+    ///
+    /// The guard keeps `name` to restore it, so the name must outlive the
+    /// guard (a literal or a `String` that is still around).
+    pub fn fork<'t>(&'t mut self, name: &'t str) -> Result<ForkGuard<'t>, Error> {
         ForkGuard::open(self, name)
     }
 
     /// The named state.  Errors: `UnknownName`, `InvalidArgument`.
     pub fn state(&self, name: &str) -> Result<PhiloxState, Error> {
-        let name = c_name(name)?;
-        self.read(|t, out| unsafe { sys::rngtrk_tracker_get_state(t, name.as_ptr(), out) })
+        // SAFETY: valid handle, name and out-state for the call.
+        with_c_name(name, |name| self.read(|t, out| unsafe { sys::rngtrk_tracker_get_state(t, name, out) }))?
     }
 
     /// Replaces the named state (allowed while it is forked).  Errors:
     /// `UnknownName`, `InvalidArgument` (offset not a multiple of 4),
     /// `DuplicateSeed`.
     pub fn set_state(&mut self, name: &str, state: PhiloxState) -> Result<(), Error> {
-        let name = c_name(name)?;
-        let c = state.to_c();
+        let (t, c) = (self.raw_mut(), state.to_c());
         // SAFETY: valid handle, name and state for the call.
-        check(unsafe { sys::rngtrk_tracker_set_state(self.raw_mut(), name.as_ptr(), &c) })
+        check(with_c_name(name, |name| unsafe { sys::rngtrk_tracker_set_state(t, name, &c) })?)
     }
 
     /// Replaces all named states at once, in the given order; the default
     /// state is kept (TransformerEngine's `set_states`).  All or nothing.
     pub fn set_states(&mut self, states: &[(&str, PhiloxState)]) -> Result<(), Error> {
-        let names = states.iter().map(|(n, _)| c_name(n)).collect::<Result<Vec<_>, _>>()?;
+        let names = states.iter().map(|(n, _)| c_string(n)).collect::<Result<Vec<_>, _>>()?;
         let pointers: Vec<*const c_char> = names.iter().map(|n| n.as_ptr()).collect();
         let c_states: Vec<sys::rngtrk_philox_state> = states.iter().map(|(_, s)| s.to_c()).collect();
         // SAFETY: both arrays hold states.len() valid elements for the call.
@@ -188,6 +189,7 @@ impl Tracker {
     /// Reserves `increment` outputs of the active state; returns the state to
     /// draw them from.  The offset moves by `increment` rounded up to a
     /// multiple of 4.  Errors: `Overflow` (nothing changes).
+    #[inline]
     pub fn advance(&mut self, increment: u64) -> Result<PhiloxState, Error> {
         let mut out = sys::rngtrk_philox_state { seed: 0, offset: 0 };
         // SAFETY: valid handle and out-pointer.
@@ -306,27 +308,28 @@ impl fmt::Debug for Tracker {
 /// first by construction.
 pub struct ForkGuard<'t> {
     pub(crate) tracker: &'t mut Tracker,
-    name: CString,
+    name: &'t str,
     open: bool,
 }
 
 impl<'t> ForkGuard<'t> {
-    fn open(tracker: &'t mut Tracker, name: &str) -> Result<ForkGuard<'t>, Error> {
-        let name = c_name(name)?;
+    fn open(tracker: &'t mut Tracker, name: &'t str) -> Result<ForkGuard<'t>, Error> {
+        let t = tracker.raw_mut();
         // SAFETY: valid handle and name.
-        check(unsafe { sys::rngtrk_tracker_fork(tracker.raw_mut(), name.as_ptr()) })?;
+        check(with_c_name(name, |c| unsafe { sys::rngtrk_tracker_fork(t, c) })?)?;
         Ok(ForkGuard { tracker, name, open: true })
     }
 
     fn close(&mut self) -> Result<(), Error> {
         self.open = false;
+        let t = self.tracker.raw_mut();
         // SAFETY: valid handle and name.
-        check(unsafe { sys::rngtrk_tracker_restore(self.tracker.raw_mut(), self.name.as_ptr()) })
+        check(with_c_name(self.name, |c| unsafe { sys::rngtrk_tracker_restore(t, c) })?)
     }
 
     /// The forked state's name.
     pub fn name(&self) -> &str {
-        self.name.to_str().expect("fork names come from &str")
+        self.name
     }
 
     /// Closes the fork now and reports whether the library accepted it
@@ -337,7 +340,7 @@ impl<'t> ForkGuard<'t> {
 
     /// Forks another named state inside this fork.  The inner guard borrows
     /// this one, so it must end first.
-    pub fn fork(&mut self, name: &str) -> Result<ForkGuard<'_>, Error> {
+    pub fn fork<'g>(&'g mut self, name: &'g str) -> Result<ForkGuard<'g>, Error> {
         ForkGuard::open(self.tracker, name)
     }
 
