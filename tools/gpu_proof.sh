@@ -5,7 +5,7 @@
 # the device benchmark, and keep every log.
 #
 #   tools/gpu_proof.sh [LOGDIR] [STEP...]      steps: info build test memcheck racecheck
-#                                               torch python bench ncu (default: all)
+#                                               torch python rust bench ncu (default: all)
 #
 # Every step runs even when an earlier one failed; the last lines are a
 # table of steps and their exit codes, and the script exits non-zero if any
@@ -17,7 +17,7 @@ set -u
 cd "$(dirname "$0")/.."
 logdir=${1:-build/gpu-proof}
 shift || true
-steps=${*:-info build test memcheck racecheck torch python bench ncu}
+steps=${*:-info build test memcheck racecheck torch python rust bench ncu}
 mkdir -p "$logdir"
 jobs=$(nproc)
 python=${PYTHON:-python3}
@@ -53,6 +53,11 @@ for s in $steps; do
         torch) step torch 200 "$python" -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests/test_torch.py ;;
         python) step python 300 sh -c "make build/rngtrk build/tests/run_recipe ${make_args[*]} >/dev/null &&
               $python -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests --ignore=bindings/python/tests/test_torch.py" ;;
+        # The Rust CUDA calls: examples/cuda_check, built with cargo where cargo is
+        # (here, or carried in prebuilt: the device image may have no cargo).
+        rust) step rust 120 sh -c 'b=build/rust/debug/examples/cuda_check;
+              [ -x "$b" ] || (cd bindings/rust && cargo build --offline --example cuda_check) || exit 1;
+              LD_LIBRARY_PATH=$PWD/build "$b"' ;;
         bench) step bench 150 make bench-gpu PYTHON="$python" "${make_args[@]}" ;;
         ncu) step ncu 300 sh -c 'for c in uniform_f32_stateless:in_order uniform_f32_torch_eager_cuda:eager \
                  bernoulli_mask_u8_stateless:in_order normal_f32_stateless:in_order uniform_bf16_stateless:in_order; do
