@@ -7,6 +7,7 @@
 #   make python-cdef   regenerate bindings/python/rngtrk/_cdef.py from c_api/rngtrk.h
 #   make python-usage  regenerate bindings/python/rngtrk/_sample_usage.py from tools/cli/sample_usage.txt
 #   make test-mpi      the Open MPI runs (8 ranks, then 4 on another layout); also in make test
+#   make test-torch-dist  a torch.distributed job (4 ranks, resumed on 2); also in make test
 #   make fuzz          libFuzzer harnesses, FUZZ_SECONDS each (clang-14)
 #   make test-asan / test-tsan / test-valgrind   the C/C++ tests under sanitizers
 #   make bindgen       regenerate bindings/rust/rngtrk-sys/src/lib.rs from c_api/rngtrk.h (Debian's bindgen)

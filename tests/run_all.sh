@@ -120,6 +120,7 @@ check "demo: Python resumes C's checkpoint and draws the same numbers" \
     env PYTHONPATH="$top/bindings/python" "$python" "$top/tools/demo_resume.py" "$demo_dir"
 check "MPI: 8 ranks train and save, 4 ranks resume on another layout, mpi4py" "$top/tests/mpi/run_mpi_tests.sh"
 pytest_suite "Python binding (cffi): bindings/python/tests" "$top/bindings/python/tests"
+check "torch.distributed: tp=2 x dp=2 job on gloo, resumed on tp=2 x dp=1 (tests/torch_dist)" "$top/tests/torch_dist/run.sh"
 cargo_suite "Rust workspace (rngtrk, rngtrk-sys): cargo test --offline --workspace (unit, integration, doc, compile_fail)"
 rust_examples="$build/rust/debug/examples"
 check "bindings/coverage.txt: every exported function reached from Python and Rust (nm -D, getattr, rustc)" \

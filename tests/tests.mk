@@ -109,3 +109,10 @@ test-valgrind: test-programs
 test-valgrind-rust: lib
 	@tools/install-deps.sh reliability
 	CARGO=$(CARGO) tools/valgrind_rust_tests.sh
+
+# `make test-torch-dist` (also in make test): a tp=2 x dp=2 training job on
+# torch.distributed (gloo), resumed on tp=2 x dp=1 (tests/torch_dist/).
+.PHONY: test-torch-dist
+test-torch-dist: lib
+	@tools/install-deps.sh torch
+	tests/torch_dist/run.sh

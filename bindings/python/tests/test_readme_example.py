@@ -25,11 +25,15 @@ def test_readme_python_example_runs():
                                  '[{"name": "model-parallel-rng", "seed": 3952, "offset": 8}]')
 
 
-def test_readme_pytorch_example_runs():
+def test_readme_pytorch_example_runs(tmp_path):
     pytest.importorskip("torch", reason="PyTorch is not installed (Debian: python3-torch): the example not run")
-    result = run_python(block("README.md", "readme-torch-example"))
+    code = f"import os\nos.chdir({str(tmp_path)!r})\n" + block("README.md", "readme-torch-example")
+    result = run_python(code)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("tensor([")
+    fraction, state = result.stdout.split(" ", 1)
+    assert 0.05 < float(fraction) < 0.15, "about p = 0.1 of the elements dropped"
+    assert state.strip() == "PhiloxState(seed=3953, offset=2048)", "the fork advanced model-parallel-rng by 32 * 64"
+    assert (tmp_path / "rng.pt").exists()
 
 
 def test_docs_python_example_runs():

@@ -211,3 +211,111 @@ def test_wrong_device_memory_is_refused_naming_the_problem():
         rngtrk.sample(state, 8, out=torch.empty(8, device="cuda"))
     with pytest.raises(TypeError, match="f64, but the call makes f32"):
         rngtrk.cuda_sample(state, torch.empty(8, dtype=torch.float64, device="cuda"), dtype="f32")
+
+
+# -- rngtrk.torch on a GPU (issue: PyTorch, for real) ------------------------------------
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import rngtrk.torch as rt  # noqa: E402
+
+
+def test_graph_safe_fork_in_a_captured_graph_draws_fresh_numbers_on_each_replay():
+    if not rt.graph_safe_supported():
+        pytest.skip(f"torch {torch.__version__} has no graph-safe generator states (torch >= 2.2)")
+    tracker = rt.CudaRNGStatesTracker(use_cudagraphable_rng=True)
+    assert tracker.graph_safe
+    tracker.add("model-parallel-rng", 4242)
+    n = 1 << 16
+    out = torch.empty(n, device="cuda")
+    graph = torch.cuda.CUDAGraph()
+    for generator in tracker._generators.values():
+        graph.register_generator_state(generator)
+    outside = torch.cuda.get_rng_state()
+    with torch.cuda.graph(graph):
+        with tracker.fork():
+            out.copy_(torch.rand(n, device="cuda"))
+    masks, offsets = [], []
+    for _ in range(3):
+        offsets.append(rt.state_of(tracker.get_states()["model-parallel-rng"]).offset)
+        graph.replay()
+        torch.cuda.synchronize()
+        masks.append(out.clone())
+    assert len({m.sum().item() for m in masks}) == 3, "three replays, three different draws"
+    for mask, offset in zip(masks, offsets):
+        want = rngtrk.sample(rngtrk.PhiloxState(4242, offset), n, layout="torch-eager-cuda", **_device_geometry())
+        assert _as_numpy_bits(mask) == want.tobytes()
+    step = rngtrk.offset_increment(n, layout="torch-eager-cuda", **_device_geometry())
+    assert offsets[1] - offsets[0] == offsets[2] - offsets[1] == step
+    assert torch.equal(torch.cuda.get_rng_state(), outside), "the default generator's state is untouched"
+    # state_dict reads the generators back: the checkpoint holds the state after 3 replays.
+    resumed = rt.CudaRNGStatesTracker()
+    resumed.load_state_dict(tracker.state_dict())
+    assert resumed.tracker.get_state("model-parallel-rng") == (4242, offsets[2] + step)
+
+
+OP_CASES = [("rand", torch.float32), ("rand", torch.float64), ("rand", torch.float16), ("rand", torch.bfloat16),
+            ("randn", torch.float32), ("randn", torch.float64), ("randn", torch.bfloat16), ("bernoulli", torch.uint8)]
+
+
+@pytest.mark.parametrize("layout", ["stateless", "nvfuser", "torch-eager-cuda"])
+@pytest.mark.parametrize("op, dtype", OP_CASES)
+def test_rngtrk_torch_ops_are_equal_on_cpu_and_cuda(layout, op, dtype):
+    state, shape = rngtrk.PhiloxState(77, 12), (333, 1001)
+    make = getattr(rt, op)
+    kw = {} if op == "bernoulli" else {"dtype": dtype}
+    cpu = make(shape, state=state, layout=layout, device="cpu", **kw)
+    gpu = make(shape, state=state, layout=layout, device="cuda", **kw)
+    assert _bits(gpu) == _bits(cpu)
+    box = ((333, 1001), (100, 500), (50, 77))
+    slice_make = getattr(rt, op + "_slice")
+    cpu_box = slice_make(*box, state=state, layout=layout, device="cpu", **kw)
+    gpu_box = slice_make(*box, state=state, layout=layout, device="cuda", **kw)
+    assert _bits(gpu_box) == _bits(cpu_box) == _bits(cpu[100:150, 500:577].contiguous())
+
+
+def test_dropout_is_equal_on_cpu_and_cuda_and_differentiable():
+    state = rngtrk.PhiloxState(5, 0)
+    x = torch.randn(4096, device="cuda", requires_grad=True)
+    y = rt.dropout(x, 0.1, state=state)
+    y_cpu = rt.dropout(x.detach().cpu(), 0.1, state=state)
+    assert torch.equal(y.detach().cpu(), y_cpu)
+    y.sum().backward()
+    assert torch.equal((x.grad != 0).cpu(), y_cpu != 0)
+
+
+def test_rngtrk_ops_in_a_cuda_fork_share_the_stream_with_torchs_own_ops():
+    tracker = rt.CudaRNGStatesTracker()
+    tracker.add("model-parallel-rng", 31337)
+    geo = _device_geometry()
+    with tracker.fork():
+        torch.rand(1000, device="cuda")
+        mine = rt.rand(500, device="cuda", layout="torch-eager-cuda", **geo)
+        torch.rand(7, device="cuda")
+    first = rngtrk.offset_increment(1000, layout="torch-eager-cuda", **geo)
+    second = rngtrk.offset_increment(500, layout="torch-eager-cuda", **geo)
+    third = rngtrk.offset_increment(7, layout="torch-eager-cuda", **geo)
+    want = rngtrk.sample(rngtrk.PhiloxState(31337, first), 500, layout="torch-eager-cuda", **geo)
+    assert _as_numpy_bits(mine) == want.tobytes(), "rngtrk's op drew where torch's first op stopped"
+    assert tracker.tracker.get_state("model-parallel-rng") == (31337, first + second + third)
+
+
+def test_model_parallel_cuda_manual_seed_seeds_the_cuda_generator():
+    rt.model_parallel_cuda_manual_seed(1234, tp_rank=1, force_reset_rng=True)
+    assert bytes(torch.cuda.get_rng_state().numpy()) == rngtrk.PhiloxState(1234, 0).to_bytes()
+    with rt.get_cuda_rng_tracker().fork():
+        assert bytes(torch.cuda.get_rng_state().numpy()) == rngtrk.PhiloxState(1234 + 2718 + 1, 0).to_bytes()
+
+
+def test_distribute_rand_is_the_same_full_tensor_for_every_mesh_and_placement():
+    major, minor = (int(v) for v in torch.__version__.split(".")[:2])
+    if (major, minor) < (2, 4):
+        pytest.skip(f"torch {torch.__version__} has no public DTensor (torch >= 2.4)")
+    job = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "torch_dist", "dtensor_job.py")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "4",
+                           job], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-4000:]
+    assert "every mesh and placement" in done.stdout

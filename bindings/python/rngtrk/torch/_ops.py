@@ -1,0 +1,253 @@
+"""Random ops on torch tensors whose values do not depend on the device or
+the sharding: every element is rngtrk's pure function of (seed, offset,
+element index), so a CPU tensor, a CUDA tensor and any box of a sharded
+tensor hold the same bits (PyTorch's own CPU and CUDA generators differ,
+and DTensor's values change with the sharding: pytorch#168058).
+
+Where the numbers come from:
+
+* `state=` a PhiloxState (or its 16 bytes): drawn from it, nothing advances;
+* otherwise from the active state of `tracker=` (default: the process
+  tracker of get_rng_state_tracker(); a plain rngtrk.Tracker works too),
+  which advances by exactly what the draw consumes
+  (rngtrk.offset_increment), and only once the tensor is filled: a refused
+  call leaves the tracker as it was.
+
+CPU tensors are filled by the C library in place (no copy); CUDA tensors
+by its CUDA kernels on torch's current stream.  16-bit floats are made as
+f16/bf16 directly for rand (the layouts define them); randn makes f32 and
+rounds (torch's rounding, the same on CPU and CUDA).
+"""
+import math
+
+import torch
+
+from ..errors import invalid
+from ..sampling import cuda_sample, cuda_sample_slice, offset_increment, sample, sample_slice
+from ..state import as_state
+from ._tracker import CudaRNGStatesTracker, get_rng_state_tracker
+
+_RAND_DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16"}
+_NORMAL_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
+_GEOMETRY = ("sm_count", "max_threads_per_sm")
+
+
+def _size(size):
+    """A shape from rand(2, 3), rand((2, 3)) or rand(torch.Size([2, 3]))."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
+        size = tuple(size[0])
+    for n in size:
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise invalid(f"sizes are non-negative integers, not {n!r}")
+    return tuple(size)
+
+
+def _numel(shape, what):
+    n = math.prod(shape)
+    if n >= 1 << 64:
+        from ..errors import RngtrkOverflowError
+        raise RngtrkOverflowError(f"{what} {tuple(shape)} has {n} elements: element indices must fit in 64 bits")
+    return n
+
+
+def _source(state, tracker):
+    """(the state to draw from, a function that commits the draw's increment)."""
+    if state is not None:
+        return as_state(state), lambda increment: None
+    tracker = tracker if tracker is not None else get_rng_state_tracker()
+    if isinstance(tracker, CudaRNGStatesTracker):
+        return tracker.peek(), tracker.consume
+    return tracker.active_state(), tracker.advance
+
+
+def _fill(out, state, spec, box=None):
+    """Fills `out` (any device) with `spec`'s elements, or a box of them."""
+    if out.device.type == "cuda":
+        if box is None:
+            cuda_sample(state, out, **spec)
+        else:
+            cuda_sample_slice(state, *box, out, **spec)
+    elif out.device.type == "cpu":
+        if box is None:
+            sample(state, out.numel(), out=out, **spec)
+        else:
+            sample_slice(state, *box, out=out, **spec)
+    else:
+        raise TypeError(f"rngtrk.torch fills CPU and CUDA tensors, not {out.device.type} ones")
+
+
+def _draw(shape, dist, rng_dtype, torch_dtype, device, state, tracker, layout, params, box=None, out=None):
+    """The core of every op: a tensor of `shape` (the box's, for a slice)
+    drawn as elements of the tensor `params['numel']`-long, committed after."""
+    spec = dict(layout=layout, dist=dist, dtype=rng_dtype, **params)
+    whole = box[0] if box is not None else shape
+    numel = _numel(whole, "the tensor")
+    increment = offset_increment(numel, layout=layout, dist=dist, dtype=rng_dtype,
+                                 **{k: v for k, v in params.items() if k in _GEOMETRY})
+    start, commit = _source(state, tracker)
+    if out is None:
+        out = torch.empty(shape, dtype=torch_dtype, device=device)
+    _fill(out, start, spec, box)
+    commit(increment)
+    return out
+
+
+def _float_dtype(dtype, table, op):
+    if dtype not in table:
+        raise TypeError(f"rngtrk.torch.{op} makes {', '.join(str(d) for d in table)}, not {dtype}")
+    return table[dtype]
+
+
+def _geometry(kw, op):
+    for key in kw:
+        if key not in _GEOMETRY:
+            raise TypeError(f"rngtrk.torch.{op}() got an unexpected keyword argument {key!r}")
+    return kw
+
+
+def rand(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", layout="stateless", low=0.0, high=1.0,
+         **geometry):
+    """Uniform values in [low, high): torch.rand's shape and dtype (f32,
+    f64, f16, bf16), the same bits on every device.  `sm_count` and
+    `max_threads_per_sm` set the torch-eager-cuda layout's GPU (default:
+    an H100's 132 and 2048, on every device, so that CPU and CUDA agree)."""
+    shape = _size(size)
+    rng_dtype = _float_dtype(dtype, _RAND_DTYPES, "rand")
+    params = dict(low=low, high=high, **_geometry(geometry, "rand"))
+    return _draw(shape, "uniform", rng_dtype, dtype, device, state, tracker, layout, params)
+
+
+def randn(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", layout="stateless", mean=0.0, std=1.0,
+          **geometry):
+    """Normal values (Box-Muller): f32 and f64 as drawn; f16 and bf16 are
+    the f32 values rounded to the dtype."""
+    shape = _size(size)
+    params = dict(mean=mean, std=std, **_geometry(geometry, "randn"))
+    if dtype in (torch.float16, torch.bfloat16):
+        return _draw(shape, "normal", "f32", torch.float32, device, state, tracker, layout, params).to(dtype)
+    rng_dtype = _float_dtype(dtype, _NORMAL_DTYPES, "randn")
+    return _draw(shape, "normal", rng_dtype, dtype, device, state, tracker, layout, params)
+
+
+def _check_p(p, op):
+    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+        raise invalid(f"rngtrk.torch.{op}: p must be a number from 0 to 1, not {p!r}")
+    return float(p)
+
+
+def bernoulli(*size, p=0.5, state=None, tracker=None, dtype=torch.uint8, device="cpu", layout="stateless",
+              **geometry):
+    """1 with probability p, else 0, as uint8 (or converted to `dtype`,
+    e.g. torch.bool or a float type)."""
+    shape = _size(size)
+    params = dict(p=_check_p(p, "bernoulli"), **_geometry(geometry, "bernoulli"))
+    mask = _draw(shape, "bernoulli", "u8", torch.uint8, device, state, tracker, layout, params)
+    return mask if dtype == torch.uint8 else mask.to(dtype)
+
+
+def _apply_dropout(x, mask, p, inplace):
+    """x * mask / (1 - p) in x's dtype (one multiply by the rounded scale)."""
+    scale = torch.tensor(1.0 / (1.0 - p), dtype=x.dtype, device=x.device)
+    kept = mask.to(x.dtype) * scale
+    return x.mul_(kept) if inplace else x * kept
+
+
+def _check_dropout_input(x, inplace, op):
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"rngtrk.torch.{op} takes a tensor, not {type(x).__name__}")
+    if not x.is_floating_point():
+        raise TypeError(f"rngtrk.torch.{op} takes a floating-point tensor, not {x.dtype}")
+    if inplace and x.requires_grad:
+        raise invalid(f"rngtrk.torch.{op}(inplace=True) cannot write a tensor that requires grad")
+
+
+def dropout(x, p=0.5, training=True, inplace=False, *, state=None, tracker=None, layout="stateless", **geometry):
+    """torch.nn.functional.dropout's semantics (p = the probability of
+    zeroing; kept values scaled by 1 / (1 - p)) with rngtrk's mask: the same
+    mask on CPU and CUDA for the same state.  Differentiable through x."""
+    _check_dropout_input(x, inplace, "dropout")
+    p = _check_p(p, "dropout")
+    _geometry(geometry, "dropout")
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x.zero_() if inplace else torch.zeros_like(x)
+    mask = bernoulli(tuple(x.shape), p=1.0 - p, state=state, tracker=tracker, device=x.device, layout=layout,
+                     **geometry)
+    return _apply_dropout(x, mask, p, inplace)
+
+
+def rand_like(x, **kwargs):
+    """rand with x's shape, dtype and device."""
+    return rand(tuple(x.shape), **{"dtype": x.dtype, "device": x.device, **kwargs})
+
+
+def randn_like(x, **kwargs):
+    """randn with x's shape, dtype and device."""
+    return randn(tuple(x.shape), **{"dtype": x.dtype, "device": x.device, **kwargs})
+
+
+def bernoulli_like(x, p=0.5, **kwargs):
+    """bernoulli with x's shape and device, as x's dtype unless given."""
+    return bernoulli(tuple(x.shape), p=p, **{"dtype": x.dtype, "device": x.device, **kwargs})
+
+
+# -- sharded forms: one box of the unsharded tensor ---------------------------------
+
+
+def _box(global_shape, start, local_shape):
+    box = tuple(tuple(int(v) for v in dims) for dims in (global_shape, start, local_shape))
+    if not len(box[0]) == len(box[1]) == len(box[2]):
+        raise invalid("global_shape, start and local_shape need the same number of dimensions")
+    _numel(box[0], "global_shape")
+    return box
+
+
+def rand_slice(global_shape, start, local_shape, *, state=None, tracker=None, dtype=torch.float32, device="cpu",
+               layout="stateless", low=0.0, high=1.0, **geometry):
+    """The box [start, start + local_shape) of rand(global_shape): every
+    rank draws only its own box, and the boxes are exactly the slices of the
+    unsharded tensor.  A tracker advances by the whole tensor's increment,
+    the same on every rank."""
+    box = _box(global_shape, start, local_shape)
+    rng_dtype = _float_dtype(dtype, _RAND_DTYPES, "rand_slice")
+    params = dict(low=low, high=high, **_geometry(geometry, "rand_slice"))
+    return _draw(box[2], "uniform", rng_dtype, dtype, device, state, tracker, layout, params, box=box)
+
+
+def randn_slice(global_shape, start, local_shape, *, state=None, tracker=None, dtype=torch.float32, device="cpu",
+                layout="stateless", mean=0.0, std=1.0, **geometry):
+    """The box of randn(global_shape) (f16/bf16: the f32 values rounded)."""
+    box = _box(global_shape, start, local_shape)
+    params = dict(mean=mean, std=std, **_geometry(geometry, "randn_slice"))
+    if dtype in (torch.float16, torch.bfloat16):
+        return _draw(box[2], "normal", "f32", torch.float32, device, state, tracker, layout, params,
+                     box=box).to(dtype)
+    rng_dtype = _float_dtype(dtype, _NORMAL_DTYPES, "randn_slice")
+    return _draw(box[2], "normal", rng_dtype, dtype, device, state, tracker, layout, params, box=box)
+
+
+def bernoulli_slice(global_shape, start, local_shape, *, p=0.5, state=None, tracker=None, dtype=torch.uint8,
+                    device="cpu", layout="stateless", **geometry):
+    """The box of bernoulli(global_shape, p=p)."""
+    box = _box(global_shape, start, local_shape)
+    params = dict(p=_check_p(p, "bernoulli_slice"), **_geometry(geometry, "bernoulli_slice"))
+    mask = _draw(box[2], "bernoulli", "u8", torch.uint8, device, state, tracker, layout, params, box=box)
+    return mask if dtype == torch.uint8 else mask.to(dtype)
+
+
+def dropout_slice(x, global_shape, start, p=0.5, training=True, inplace=False, *, state=None, tracker=None,
+                  layout="stateless", **geometry):
+    """Dropout of this rank's box `x` of a tensor of `global_shape` at
+    `start`: the box of the unsharded tensor's dropout."""
+    _check_dropout_input(x, inplace, "dropout_slice")
+    p = _check_p(p, "dropout_slice")
+    _geometry(geometry, "dropout_slice")
+    box = _box(global_shape, start, tuple(x.shape))
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x.zero_() if inplace else torch.zeros_like(x)
+    mask = bernoulli_slice(*box, p=1.0 - p, state=state, tracker=tracker, device=x.device, layout=layout,
+                           **geometry)
+    return _apply_dropout(x, mask, p, inplace)

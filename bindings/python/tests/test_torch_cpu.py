@@ -1,0 +1,306 @@
+"""rngtrk.torch against real PyTorch on the CPU (Debian's python3-torch,
+installed by tools/install-deps.sh): the Megatron-LM / TransformerEngine
+drop-in, model_parallel_cuda_manual_seed, checkpoints through torch.save,
+the random ops and their sharded forms, slapo's, DTensor's and Thunder's
+interfaces, and bad input.  GPU behaviour is in test_torch.py."""
+import io
+
+import numpy
+import pytest
+
+import rngtrk
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
+import rngtrk.torch as rt  # noqa: E402  (after the skip)
+from rngtrk.torch import dtensor, slapo, thunder  # noqa: E402
+
+S = rngtrk.PhiloxState(20261123, 8)
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_tracker():
+    """Each test starts with a new process tracker."""
+    rt._tracker._TRACKER = None
+    yield
+    rt._tracker._TRACKER = None
+
+
+def snapshot(tracker):
+    inner = tracker.tracker if isinstance(tracker, rt.CudaRNGStatesTracker) else tracker
+    return inner.save(), inner.active_state(), inner.fork_depth
+
+
+# -- the drop-in tracker -------------------------------------------------------------
+
+
+def test_the_upstream_interface_on_cpu_only_torch():
+    t = rt.CudaRNGStatesTracker()
+    assert not t.is_initialized() and t.get_states() == {}
+    t.add("model-parallel-rng", 3952)
+    with pytest.raises(rngtrk.DuplicateSeedError):
+        t.add("other", 3952)
+    with pytest.raises(rngtrk.DuplicateNameError):
+        t.add("model-parallel-rng", 1)
+    states = t.get_states()
+    assert list(states) == ["model-parallel-rng"] and states["model-parallel-rng"].dtype == torch.uint8
+    assert rt.state_of(states["model-parallel-rng"]) == rngtrk.PhiloxState(3952, 0)
+    # set_states takes tensors, bytes and PhiloxStates, all or nothing.
+    t.set_states({"a": rt.state_tensor(rngtrk.PhiloxState(5, 4)), "b": rngtrk.PhiloxState(6, 0).to_bytes()})
+    assert {k: rt.state_of(v) for k, v in t.get_states().items()} == {"a": (5, 4), "b": (6, 0)}
+    before = snapshot(t)
+    with pytest.raises(rngtrk.DuplicateSeedError):
+        t.set_states({"a": rngtrk.PhiloxState(7, 0), "b": rngtrk.PhiloxState(7, 0)})
+    with pytest.raises(rngtrk.InvalidArgumentError, match="16 uint8"):
+        t.set_states({"a": torch.zeros(8, dtype=torch.uint8)})
+    assert snapshot(t) == before
+    t.reset()
+    assert not t.is_initialized()
+    assert rt.get_cuda_rng_tracker() is rt.get_rng_state_tracker()
+    # No CUDA here: graph-safe mode falls back and says so.
+    assert rt.CudaRNGStatesTracker(use_cudagraphable_rng=True).graph_safe == rt.graph_safe_supported()
+    assert not rt.CudaRNGStatesTracker().graph_safe
+
+
+def test_a_fork_on_the_cpu_makes_the_named_state_active_for_rngtrks_ops():
+    t = rt.get_rng_state_tracker()
+    t.add("model-parallel-rng", 3952)
+    with t.fork():
+        inside = rt.rand(100)
+    want = rngtrk.sample(rngtrk.PhiloxState(3952, 0), 100)
+    assert numpy.array_equal(inside.numpy(), want)
+    assert t.tracker.get_state("model-parallel-rng") == (3952, 100)
+    assert t.tracker.active_state() == (0, 0), "the default state did not move"
+    outside = rt.rand(4)
+    assert numpy.array_equal(outside.numpy(), rngtrk.sample(rngtrk.PhiloxState(0, 0), 4))
+    with pytest.raises(rngtrk.UnknownNameError):
+        with t.fork("no-such-state"):
+            pass
+
+
+def test_model_parallel_cuda_manual_seed_uses_megatrons_formulas():
+    rt.model_parallel_cuda_manual_seed(1234, tp_rank=3, ep_rank=2, etp_rank=1)
+    seeds = {k: rt.state_of(v).seed for k, v in rt.get_cuda_rng_tracker().get_states().items()}
+    assert seeds == {"data-parallel-rng": 1234, "model-parallel-rng": 1234 + 2718 + 3,
+                     "expert-parallel-rng": 1234 + 1024 + 100 * 2 + 1}
+    assert rt.get_cuda_rng_tracker().tracker.active_state() == (1234, 0), "the default takes the data-parallel seed"
+    # Megatron-LM's unit test for the context-parallel states: seed 123, tp
+    # world 4, cp rank 1, tp x cp rank 3.
+    rt.model_parallel_cuda_manual_seed(123, tp_rank=0, cp_rank=1, tp_cp_rank=3, tp_size=4, force_reset_rng=True)
+    seeds = {k: rt.state_of(v).seed for k, v in rt.get_cuda_rng_tracker().get_states().items()}
+    assert seeds["context-parallel-rng"] == 123 + 2718 + 2048 + 1
+    assert seeds["model-and-context-parallel-rng"] == 123 + 2718 + 4 + 3
+    with pytest.raises(rngtrk.InvalidArgumentError, match="tp_rank or tp_group"):
+        rt.model_parallel_cuda_manual_seed(1)
+    with pytest.raises(rngtrk.InvalidArgumentError, match="tp_size"):
+        rt.model_parallel_cuda_manual_seed(1, tp_rank=0, cp_rank=1)
+
+
+def test_state_dict_round_trips_through_torch_save_and_is_a_c_checkpoint():
+    rt.model_parallel_cuda_manual_seed(1234, tp_rank=1)
+    t = rt.get_cuda_rng_tracker()
+    with t.fork():
+        rt.rand(1000)
+    buffer = io.BytesIO()
+    torch.save(t.state_dict(), buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    other = rt.CudaRNGStatesTracker()
+    other.load_state_dict(loaded)
+    assert {k: rt.state_of(v) for k, v in other.get_states().items()} == \
+        {k: rt.state_of(v) for k, v in t.get_states().items()}
+    # The bytes are an rngtrk checkpoint: the C describer reads them.
+    assert '"model-parallel-rng"' in rngtrk.checkpoint_to_json(loaded[rt.CHECKPOINT_KEY])
+    # Another rank's checkpoint is refused unless asked, and changes nothing.
+    rt.model_parallel_cuda_manual_seed(1234, tp_rank=0, force_reset_rng=True)
+    mine = rt.get_cuda_rng_tracker()
+    before = snapshot(mine)
+    with pytest.raises(rngtrk.WrongRankError):
+        mine.load_state_dict(loaded)
+    with pytest.raises(rngtrk.CorruptCheckpointError):
+        mine.load_state_dict({rt.CHECKPOINT_KEY: loaded[rt.CHECKPOINT_KEY][:-1]})
+    with pytest.raises(rngtrk.InvalidArgumentError, match="rngtrk_checkpoint"):
+        mine.load_state_dict({"something": b""})
+    assert snapshot(mine) == before
+    mine.load_state_dict(loaded, any_rank=True)
+    assert mine.tracker.get_state("model-parallel-rng").seed == 1234 + 2718 + 1
+
+
+# -- random ops ----------------------------------------------------------------------
+
+LAYOUTS = ["stateless", "nvfuser", "torch-eager-cuda"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype, name", [(torch.float32, "f32"), (torch.float64, "f64"), (torch.float16, "f16"),
+                                         (torch.bfloat16, "bf16")])
+def test_rand_is_the_librarys_uniform_with_an_explicit_state(layout, dtype, name):
+    x = rt.rand(7, 9, state=S, dtype=dtype, layout=layout, low=-2.0, high=3.0)
+    assert x.shape == (7, 9) and x.dtype == dtype
+    want = rngtrk.sample(S, 63, layout=layout, dist="uniform", dtype=name, low=-2.0, high=3.0)
+    got = x.view(torch.int16).numpy() if dtype == torch.bfloat16 else x.numpy()
+    assert numpy.array_equal(got.reshape(-1).view(want.dtype), want)
+
+
+def test_randn_bernoulli_and_like_forms():
+    assert numpy.array_equal(rt.randn(50, state=S, dtype=torch.float64).numpy(),
+                             rngtrk.sample(S, 50, dist="normal", dtype="f64"))
+    half = rt.randn(50, state=S, dtype=torch.float16)
+    assert torch.equal(half, rt.randn(50, state=S).to(torch.float16)), "f16 randn is the f32 draw rounded"
+    mask = rt.bernoulli(4, 8, p=0.25, state=S)
+    assert mask.dtype == torch.uint8 and numpy.array_equal(mask.numpy().reshape(-1),
+                                                            rngtrk.sample(S, 32, dist="bernoulli", dtype="u8", p=0.25))
+    assert rt.bernoulli(32, p=0.25, state=S, dtype=torch.bool).dtype == torch.bool
+    like = torch.empty(3, 5, dtype=torch.float64)
+    r = rt.rand_like(like, state=S)
+    assert r.shape == like.shape and r.dtype == torch.float64
+    assert torch.equal(rt.randn_like(like, state=S), rt.randn(3, 5, state=S, dtype=torch.float64))
+    assert rt.bernoulli_like(like, 0.5, state=S).dtype == torch.float64
+
+
+def test_tracker_draws_advance_by_exactly_the_increment_and_only_on_success():
+    t = rt.get_rng_state_tracker()
+    t.add("model-parallel-rng", 77)
+    with t.fork():
+        rt.rand(10, layout="torch-eager-cuda", sm_count=2)
+        rt.randn(3, 3, dtype=torch.float64)
+        rt.bernoulli(5, p=0.5)
+    want = rngtrk.offset_increment(10, layout="torch-eager-cuda", dist="uniform", dtype="f32", sm_count=2)
+    want += rngtrk.offset_increment(9, dist="normal", dtype="f64") + rngtrk.offset_increment(5, dist="bernoulli",
+                                                                                          dtype="u8")
+    assert t.tracker.get_state("model-parallel-rng") == (77, want)
+    # A plain rngtrk.Tracker works as a tracker too.
+    plain = rngtrk.Tracker()
+    plain.manual_seed(9)
+    a = rt.rand(6, tracker=plain)
+    assert numpy.array_equal(a.numpy(), rngtrk.sample(rngtrk.PhiloxState(9, 0), 6))
+    assert plain.active_state() == (9, 8)
+
+
+def test_bad_input_raises_one_clear_error_and_leaves_the_tracker_unchanged():
+    t = rt.get_rng_state_tracker()
+    t.add("model-parallel-rng", 77)
+    before = snapshot(t)
+    x = torch.ones(8)
+    cases = [
+        (lambda: rt.dropout(x, p=1.5), rngtrk.InvalidArgumentError, "p must be"),
+        (lambda: rt.dropout(x, p=-0.1), rngtrk.InvalidArgumentError, "p must be"),
+        (lambda: rt.bernoulli(4, p=2), rngtrk.InvalidArgumentError, "p must be"),
+        (lambda: rt.dropout(torch.ones(4, dtype=torch.int32), 0.5), TypeError, "floating-point"),
+        (lambda: rt.dropout(torch.ones(4, requires_grad=True), 0.5, inplace=True), rngtrk.InvalidArgumentError,
+         "requires grad"),
+        (lambda: rt.rand(4, dtype=torch.int64), TypeError, "makes"),
+        (lambda: rt.randn(4, dtype=torch.uint8), TypeError, "makes"),
+        (lambda: rt.rand(-1), rngtrk.InvalidArgumentError, "non-negative"),
+        (lambda: rt.rand(4, low=2.0, high=1.0), rngtrk.InvalidArgumentError, "low"),
+        (lambda: rt.rand(4, wrong=1), TypeError, "unexpected keyword"),
+        (lambda: rt.rand_slice((2 ** 32, 2 ** 32), (0, 0), (1, 1)), rngtrk.RngtrkOverflowError, "64 bits"),
+        (lambda: rt.rand_slice((4, 4), (3, 0), (2, 4)), rngtrk.InvalidArgumentError, "box"),
+        (lambda: rt.rand_slice((4, 4), (0,), (2, 4)), rngtrk.InvalidArgumentError, "dimensions"),
+        (lambda: rt.dropout_slice(torch.ones(2, 3), (4, 4), (3, 3), 0.5), rngtrk.InvalidArgumentError, "box"),
+        (lambda: rt.rand(4, device="meta"), TypeError, "CPU and CUDA"),
+    ]
+    with t.fork():
+        inside = snapshot(t)
+        for call, error, words in cases:
+            with pytest.raises(error, match=words):
+                call()
+            assert snapshot(t) == inside, words
+    assert snapshot(t) == before
+
+
+def test_dropout_has_torchs_semantics_with_rngtrks_mask():
+    x = torch.arange(1.0, 1001.0, requires_grad=True)
+    y = rt.dropout(x, 0.2, state=S)
+    mask = rngtrk.sample(S, 1000, dist="bernoulli", dtype="u8", p=0.8)
+    scale = torch.tensor(1.0 / 0.8, dtype=torch.float32)
+    assert torch.equal(y.detach(), x.detach() * torch.from_numpy(mask).float() * scale)
+    y.sum().backward()
+    assert torch.equal(x.grad, torch.from_numpy(mask).float() * scale), "the gradient is the scaled mask"
+    assert rt.dropout(x, 0.2, training=False) is x
+    assert rt.dropout(x, 0.0) is x
+    assert torch.equal(rt.dropout(x.detach(), 1.0), torch.zeros(1000))
+    z = torch.ones(16, dtype=torch.float64)
+    out = rt.dropout(z, 0.5, state=S, inplace=True)
+    assert out is z and set(z.tolist()) <= {0.0, 2.0}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_sharded_ops_give_the_box_of_the_unsharded_tensor(layout):
+    shape = (6, 10)
+    whole_u = rt.rand(shape, state=S, layout=layout, sm_count=2, max_threads_per_sm=256)
+    whole_n = rt.randn(shape, state=S, layout=layout, sm_count=2, max_threads_per_sm=256)
+    whole_b = rt.bernoulli(shape, p=0.7, state=S, layout=layout, sm_count=2, max_threads_per_sm=256)
+    x = torch.arange(60.0).reshape(shape)
+    whole_d = rt.dropout(x, 0.3, state=S, layout=layout, sm_count=2, max_threads_per_sm=256)
+    for start, local in [((0, 0), (6, 10)), ((2, 5), (3, 4)), ((5, 9), (1, 1)), ((1, 0), (2, 10))]:
+        sl = tuple(slice(a, a + n) for a, n in zip(start, local))
+        geo = dict(state=S, layout=layout, sm_count=2, max_threads_per_sm=256)
+        assert torch.equal(rt.rand_slice(shape, start, local, **geo), whole_u[sl])
+        assert torch.equal(rt.randn_slice(shape, start, local, **geo), whole_n[sl])
+        assert torch.equal(rt.bernoulli_slice(shape, start, local, p=0.7, **geo), whole_b[sl])
+        assert torch.equal(rt.dropout_slice(x[sl].clone(), shape, start, 0.3, **geo), whole_d[sl])
+
+
+def test_every_rank_advances_by_the_whole_tensor():
+    trackers = []
+    for rank in range(3):
+        t = rngtrk.Tracker()
+        t.manual_seed(5)
+        rt.rand_slice((9, 4), (3 * rank, 0), (3, 4), tracker=t)
+        trackers.append(t.active_state())
+    assert trackers == [(5, 36)] * 3
+
+
+# -- slapo, DTensor, Thunder ------------------------------------------------------------
+
+
+def test_slapo_interface_and_formulas():
+    assert not slapo.is_random_seed_set()
+    seed = slapo.set_random_seed(2013, dp_rank=3, pp_rank=1, tp_rank=2)
+    assert seed == 2013 + 100 + 30
+    t = slapo.get_cuda_rng_tracker()
+    assert slapo.is_random_seed_set() and t is rt.get_rng_state_tracker()
+    assert t.tracker.get_state("model-parallel-rng").seed == seed + 2718 + 2
+    assert t.tracker.active_state().seed == seed
+    assert torch.initial_seed() == seed
+    tp_seed = slapo.model_parallel_cuda_manual_seed(10, 1, always_enable_tp_seed=True)
+    assert tp_seed == 10 + 2718 + 1 and t.tracker.active_state().seed == tp_seed
+    assert slapo.set_random_seed() == 2013
+
+
+def test_dtensor_tracker_uses_rngtrks_offsets_and_never_reuses_numbers():
+    tracker = dtensor.OffsetBasedRNGTracker("cpu")
+    tracker._manual_seed(1234)
+    assert tracker.distribute_region_enabled
+    mesh = ((2, 2), (1, 0))
+    placements = [("S", 0), "R"]
+    with tracker._distribute_region(mesh, placements, (8, 6)) as state:
+        pre, post = rngtrk.dtensor_offsets((2, 2), (1, 0), ["S0", "R"], (8, 6), 0)
+        assert state == (1234, pre)
+    assert tracker.get_offset() == post == 48
+    # Consecutive ops: each advances past every element of its tensor, so the
+    # next op's numbers are fresh.  A rule that adds the number of devices (4)
+    # instead would start the next op at offset 4, inside this op's range.
+    with tracker._distribute_region(mesh, placements, (8, 6)) as state:
+        assert state.offset >= 48
+    buggy_next = 0 + 4
+    assert buggy_next < 8 * 6, "the downstream rule would reuse numbers here"
+    tracker.distribute_region_enabled = False
+    with tracker._distribute_region(mesh, placements, (8, 6)) as state:
+        assert state == (1234, 96)
+    assert tracker.get_offset() == 96
+
+
+def test_thunder_prims_regenerate_a_mask_from_the_saved_seed_and_offset():
+    t = rt.get_rng_state_tracker()
+    t.tracker.manual_seed(42)
+    seed, offset = thunder.get_and_update_rng_state()
+    assert (seed, offset) == (42, 0) and t.tracker.active_state() == (42, 4)
+    assert thunder.get_and_update_rng_state(42, 4) == ((42, 4), (42, 8))
+    forward = thunder.uniform_philox((16, 16), seed=seed, offset=offset) < 0.9
+    recomputed = thunder.uniform_philox((16, 16), seed=seed, offset=offset) < 0.9
+    assert torch.equal(forward, recomputed)
+    want = rngtrk.sample(rngtrk.PhiloxState(42, 0), 256, layout="nvfuser")
+    assert numpy.array_equal(thunder.uniform_philox((256,), seed=42, offset=0).numpy(), want)
+    with pytest.raises(TypeError):
+        thunder.get_and_update_rng_state(1)
