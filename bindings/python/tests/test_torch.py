@@ -292,7 +292,7 @@ def test_rngtrk_ops_in_a_cuda_fork_share_the_stream_with_torchs_own_ops():
     geo = _device_geometry()
     with tracker.fork():
         torch.rand(1000, device="cuda")
-        mine = rt.rand(500, device="cuda", layout="torch-eager-cuda", **geo)
+        mine = rt.rand(500, device="cuda", layout="torch-eager-cuda", tracker=tracker, **geo)
         torch.rand(7, device="cuda")
     first = rngtrk.offset_increment(1000, layout="torch-eager-cuda", **geo)
     second = rngtrk.offset_increment(500, layout="torch-eager-cuda", **geo)

@@ -14,7 +14,7 @@ A fork does two things at once:
   stream without overlap.
 
 Graph-safe mode (torch >= 2.2, a CUDA device): each named state lives in a
-torch.cuda.Generator, swapped in with graphsafe_set_state, so a fork inside
+CUDA torch.Generator, swapped in with graphsafe_set_state, so a fork inside
 a captured CUDA graph draws fresh numbers on each replay (register the
 generators with graph.register_generator_state).  The states are read back
 into rngtrk at get_states() and state_dict().  Elsewhere the tracker falls
@@ -38,7 +38,7 @@ def cuda_ready():
 
 def graph_safe_supported():
     """Whether this torch has graph-safe generator states (torch >= 2.2 and a device)."""
-    return cuda_ready() and hasattr(torch.cuda.default_generators[0], "graphsafe_set_state")
+    return cuda_ready() and hasattr(torch.Generator, "graphsafe_set_state")
 
 
 def state_tensor(state):
@@ -62,6 +62,7 @@ def state_of(value, what="state"):
 
 
 def _current_generator():
+    torch.cuda.init()  # default_generators is empty until CUDA is initialised
     return torch.cuda.default_generators[torch.cuda.current_device()]
 
 
@@ -72,14 +73,14 @@ class CudaRNGStatesTracker:
     which C and Rust read too).
 
     `use_cudagraphable_rng=True` (Megatron-LM's name; `graph_safe=True` is
-    the same) holds the named states in torch.cuda.Generator objects where
+    the same) holds the named states in torch.Generator objects (on the CUDA device) where
     torch can (see the module text); `graph_safe` says whether it is on."""
 
     def __init__(self, use_cudagraphable_rng=False, *, graph_safe=None, tracker=None):
         wanted = bool(use_cudagraphable_rng if graph_safe is None else graph_safe)
         self.graph_safe = wanted and graph_safe_supported()
         self.tracker = tracker if tracker is not None else Tracker()
-        self._generators = {}  # graph-safe mode: name -> torch.cuda.Generator
+        self._generators = {}  # graph-safe mode: name -> CUDA torch.Generator
         self._swapped = []     # names whose state the CUDA generator holds now, innermost last
         if self.graph_safe:
             self._refresh_generators()
@@ -183,7 +184,7 @@ class CudaRNGStatesTracker:
     # -- graph-safe generators ------------------------------------------------------
 
     def _new_generator(self, state):
-        generator = torch.cuda.Generator(device=torch.cuda.current_device())
+        generator = torch.Generator(device=f"cuda:{torch.cuda.current_device()}")
         generator.set_state(state_tensor(state))
         return generator
 
