@@ -175,16 +175,24 @@ def device_buffer(obj, count, dtype, what="out", writable=True, stream=None):
     else:
         raise TypeError(f"{what} must be a CUDA array (__cuda_array_interface__ or a CUDA __dlpack__), "
                         f"not {type(obj).__name__}")
+    dtype, n = _checked(found, shape, dtype, count, what)
+    if stream is None and producer_stream not in (None, 1, 2):
+        chosen = producer_stream  # the CUDA array interface names the producer's stream
+    return Buffer(pointer, n, dtype, "cuda", chosen, (obj, keep))
+
+
+def _checked(found, shape, dtype, count, what):
+    """(dtype, element count) of a tensor found to hold `found` elements of
+    `shape`: the dtype must be the call's (or becomes the call's), the
+    count the call's."""
     if dtype is not None:
         _check_dtype(found, dtype, what)
     else:
         dtype = found
     n = _count(shape)
     if count is not None and n != count:
-        raise invalid(f"{what} has {n} elements but the call needs {count}")
-    if stream is None and producer_stream not in (None, 1, 2):
-        chosen = producer_stream  # the CUDA array interface names the producer's stream
-    return Buffer(pointer, n, dtype, "cuda", chosen, (obj, keep))
+        raise invalid(f"{what} has {n} elements but count is {count}")
+    return dtype, n
 
 
 def host_buffer(obj, count, dtype, what="out", writable=True):
@@ -213,13 +221,7 @@ def host_buffer(obj, count, dtype, what="out", writable=True):
         pointer, shape, found, device, keep = _from_dlpack(obj, what, None)
         if device != "cpu":
             raise TypeError(f"{what} is in device memory; use the rngtrk.cuda_* calls for it")
-        if dtype is not None:
-            _check_dtype(found, dtype, what)
-        else:
-            dtype = found
-        n = _count(shape)
-        if count is not None and n != count:
-            raise invalid(f"{what} has {n} elements but count is {count}")
+        dtype, n = _checked(found, shape, dtype, count, what)
         return Buffer(pointer, n, dtype, "cpu", None, (obj, keep))
     raise TypeError(f"{what} must be a numpy array or a CPU tensor with __dlpack__, not {type(obj).__name__}")
 
