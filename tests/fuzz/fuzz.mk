@@ -9,12 +9,12 @@ FUZZ_BUILD := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -g
 FUZZ_HARNESSES := load state cli
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.cpp c_api/rngtrk.h $(wildcard core/*.cpp core/*.h c_api/*.cpp)
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.cpp c_api/rngtrk.h $(wildcard core/*.cpp core/*.h c_api/*.cpp) $(CLI_USAGE)
 	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD)/lib CUDA=0 CXX=$(FUZZ_CXX) OPTFLAGS="-O1" \
 	    CXXFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_BUILD)/lib/librngtrk.a
 	@mkdir -p $(FUZZ_BUILD)
 	for f in $(CLI_SOURCES); do \
-	    $(FUZZ_CC) -std=c99 -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -D_POSIX_C_SOURCE=200809L -Ic_api \
+	    $(FUZZ_CC) -std=c99 -O1 $(FUZZ_SAN) -fsanitize=fuzzer-no-link -D_POSIX_C_SOURCE=200809L -Ic_api -I$(dir $(CLI_USAGE)) \
 	        -Dmain=rngtrk_cli_main -w -c $$f -o $(FUZZ_BUILD)/cli_$$(basename $$f .c).o || exit 1; \
 	done
 	$(FUZZ_CXX) -std=c++17 -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Ic_api -o $@ $< $(FUZZ_BUILD)/cli_*.o \
