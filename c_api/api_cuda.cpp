@@ -33,6 +33,7 @@ RNGTRK_API rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, co
         const rngtrk::PhiloxState s = checked_state(state);
         const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
         const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, device_out, out_capacity);
+        rngtrk::check_counters(sp, s, first + count);
         require_device();
         rngtrk::cuda_backend::generate(sp, s, nullptr, r.numel, first, count, device_out, nullptr, stream);
     });
@@ -47,6 +48,7 @@ RNGTRK_API rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *sta
         const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
         const rngtrk::SliceRequest r =
             rngtrk::check_slice(sp, ndim, global_shape, start, local_shape, device_out, out_capacity);
+        rngtrk::check_counters(sp, s, r.numel);
         require_device();
         rngtrk::cuda_backend::generate_slice(r, s, stream);
     });
@@ -63,6 +65,7 @@ RNGTRK_API rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *stat
             rngtrk::check_aligned(device_in, sizeof(float), "device_in");
         }
         const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, device_out, SIZE_MAX);
+        rngtrk::check_counters(sp, s, first + count);
         require_device();
         rngtrk::cuda_backend::generate(sp, s, nullptr, r.numel, first, count, device_out, device_in, stream);
     });

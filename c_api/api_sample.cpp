@@ -33,7 +33,9 @@ RNGTRK_API rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const r
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
         const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
-        rngtrk::run_range(rngtrk::check_range(sp, sp.numel, first, count, out, out_capacity), s);
+        const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, out, out_capacity);
+        rngtrk::check_counters(sp, s, first + count);
+        rngtrk::run_range(r, s);
     });
 }
 
@@ -43,7 +45,9 @@ RNGTRK_API rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state, c
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
         const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
-        rngtrk::run_slice(rngtrk::check_slice(sp, ndim, global_shape, start, local_shape, out, out_capacity), s);
+        const rngtrk::SliceRequest r = rngtrk::check_slice(sp, ndim, global_shape, start, local_shape, out, out_capacity);
+        rngtrk::check_counters(sp, s, r.numel);
+        rngtrk::run_slice(r, s);
     });
 }
 
@@ -57,6 +61,7 @@ RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, co
             rngtrk::check_aligned(in, sizeof(float), "in");
         }
         const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, out, SIZE_MAX);
+        rngtrk::check_counters(sp, s, first + count);
         rngtrk::run_dropout(r, s, in, out);
     });
 }
@@ -77,6 +82,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_s
         require_pointer(t, "t");
         const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
         const rngtrk::RangeRequest r = rngtrk::check_range(sp, count, 0, count, out, out_capacity);
+        rngtrk::check_counters(sp, t->impl.active_state(), count);
         const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, count));
         rngtrk::run_range(r, before);
         if (out_before != nullptr) *out_before = to_c(before);
@@ -92,6 +98,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rn
         const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
         const rngtrk::SliceRequest r =
             rngtrk::check_slice(sp, ndim, global_shape, start, local_shape, out, out_capacity);
+        rngtrk::check_counters(sp, t->impl.active_state(), r.numel);
         const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, r.numel));
         rngtrk::run_slice(r, before);
         if (out_before != nullptr) *out_before = to_c(before);
@@ -109,6 +116,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rng
             rngtrk::check_aligned(in, sizeof(float), "in");
         }
         const rngtrk::RangeRequest r = rngtrk::check_range(sp, count, 0, count, out, SIZE_MAX);
+        rngtrk::check_counters(sp, t->impl.active_state(), count);
         const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, count));
         rngtrk::run_dropout(r, before, in, out);
         if (out_before != nullptr) *out_before = to_c(before);

@@ -356,6 +356,8 @@ typedef enum rngtrk_layout {
     RNGTRK_LAYOUT_STATELESS = 0,        /**< PyTorch's stateless Philox; cuRAND subsequence 0 */
     RNGTRK_LAYOUT_NVFUSER = 1,          /**< nvFuser's uniform_philox / rand_like (Thunder) */
     RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2, /**< torch.rand / Tensor.uniform_ on a CUDA device */
+    RNGTRK_LAYOUT_TRITON = 3,           /**< Triton's tl.randint / tl.rand: element g is counter offset + g
+                                             (added in 0.1) */
     RNGTRK_LAYOUT_RANGE_ = 0x7FFFFFFF   /**< not a layout: any int is a valid value in C++ */
 } rngtrk_layout;
 

@@ -205,15 +205,22 @@ RNGTRK_HD inline void sincos_2pi(F v, F *sin_out, F *cos_out) {
     *cos_out = neg_cos ? -c1 : c1;
 }
 
-// Box-Muller: two normals from two uniforms in [0, 1).  ln takes 1 - ua,
-// which lies in (0, 1], so there is never a log of 0.
+// Box-Muller from the logarithm's argument x in (0, 1] and ub in [0, 1):
+// z0 = sqrt(-2 ln x) cos(2 pi ub), z1 the same with sin.
 template <class F>
-RNGTRK_HD inline void box_muller(F ua, F ub, F *z0, F *z1) {
-    const F r = sqrt(static_cast<F>(-2) * ln(static_cast<F>(1) - ua));
+RNGTRK_HD inline void box_muller_from(F x, F ub, F *z0, F *z1) {
+    const F r = sqrt(static_cast<F>(-2) * ln(x));
     F s, c;
     sincos_2pi(ub, &s, &c);
     *z0 = r * c;
     *z1 = r * s;
+}
+
+// Box-Muller: two normals from two uniforms in [0, 1).  ln takes 1 - ua,
+// which lies in (0, 1], so there is never a log of 0.
+template <class F>
+RNGTRK_HD inline void box_muller(F ua, F ub, F *z0, F *z1) {
+    box_muller_from(static_cast<F>(1) - ua, ub, z0, z1);
 }
 
 // float -> IEEE half (binary16) bits, round to nearest even, with overflow

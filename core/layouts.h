@@ -32,6 +32,12 @@ RNGTRK_HD inline PhiloxBlock eager_block(uint64_t base_plus_k, uint64_t t, uint3
                          static_cast<uint32_t>(t), static_cast<uint32_t>(t >> 32), k0, k1);
 }
 
+// Block of the triton layout: counter (lo32(c), hi32(c), 0, 0) with c =
+// offset + g, as Triton kernels pass PyTorch's offset to tl.rand.
+RNGTRK_HD inline PhiloxBlock triton_block(uint64_t c, uint32_t k0, uint32_t k1) {
+    return philox4x32_10(static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0, 0, k0, k1);
+}
+
 // The block that element g of a tensor draws from, and its unit c.
 //   E: units per block (4, or 2 for 64-bit dtypes);
 //   T: torch-eager-cuda threads (256 * grid), only for that layout.
@@ -40,6 +46,10 @@ RNGTRK_HD inline PhiloxBlock element_block(uint64_t seed, uint64_t offset, uint6
                                            unsigned *c) {
     const uint64_t base = offset / 4;
     const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
+    if (L == Layout::triton) {  // one block per element, its unit 0
+        *c = 0;
+        return triton_block(offset + g, k0, k1);
+    }
     if (L != Layout::eager_cuda) {
         *c = static_cast<unsigned>(g % E);
         return in_order_block<L>(base, g / E, k0, k1);

@@ -76,6 +76,15 @@ void check_state(const PhiloxState &state) {
         fail(RNGTRK_E_INVALID_ARGUMENT, "state.offset " + std::to_string(state.offset) + " is not a multiple of 4");
 }
 
+void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t end) {
+    if (spec.layout != Layout::triton || end == 0) return;
+    constexpr uint64_t kLimit = uint64_t{1} << 63;
+    if (state.offset >= kLimit || end - 1 >= kLimit - state.offset)
+        fail(RNGTRK_E_OVERFLOW, "triton layout: the counter offset + g reaches 2^63 (offset " +
+                                    std::to_string(state.offset) + ", element " + std::to_string(end - 1) +
+                                    "), past Triton's int64 offsets");
+}
+
 void check_aligned(const void *p, size_t element, const char *what) {
     // A misaligned element store is undefined on the CPU and faults on a
     // GPU (poisoning the CUDA context): refuse it with a clear message.

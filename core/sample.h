@@ -48,6 +48,12 @@ void check_aligned(const void *p, size_t element, const char *what);
 // Throws unless the state's offset is a multiple of 4.
 void check_state(const PhiloxState &state);
 
+// The triton layout uses offset + g as Philox's counter; Triton's offsets
+// are int64, so a counter of 2^63 or more is one no Triton kernel can draw:
+// RNGTRK_E_OVERFLOW.  `end` is one past the largest element index drawn.
+// Other layouts: nothing to check.
+void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t end);
+
 // Checks elements [first, first + count) of `element_bytes` each going to
 // `out` of `out_capacity` bytes: the indices stay below 2^64, the byte size
 // fits size_t and the buffer, and out is not NULL unless count is 0.

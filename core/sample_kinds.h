@@ -3,7 +3,7 @@
 
 namespace rngtrk {
 
-enum class Layout { stateless, nvfuser, eager_cuda };
+enum class Layout { stateless, nvfuser, eager_cuda, triton };
 enum class Dist { bits, uniform, normal, bernoulli, dropout };
 enum class DType { u8, u32, u64, f16, bf16, f32, f64 };
 

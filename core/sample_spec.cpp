@@ -49,7 +49,7 @@ bool dtype_allowed(int dist, int dtype, bool for_dropout) {
 }
 
 void check_kinds(int layout, int dist, int dtype, bool for_dropout) {
-    if (layout < RNGTRK_LAYOUT_STATELESS || layout > RNGTRK_LAYOUT_TORCH_EAGER_CUDA)
+    if (layout < RNGTRK_LAYOUT_STATELESS || layout > RNGTRK_LAYOUT_TRITON)
         fail(RNGTRK_E_INVALID_ARGUMENT, "unknown layout " + std::to_string(layout));
     if (dist < RNGTRK_DIST_BITS || dist > RNGTRK_DIST_BERNOULLI)
         fail(RNGTRK_E_INVALID_ARGUMENT, "unknown distribution " + std::to_string(dist));
@@ -201,6 +201,9 @@ uint64_t offset_increment(const SampleSpec &spec, uint64_t numel) {
     switch (spec.layout) {
         case Layout::stateless: blocks = numel / e + (numel % e != 0); break;
         case Layout::nvfuser: blocks = 1; break;
+        // One counter per element, used directly as the offset is: the
+        // increment is numel rounded up to 4, counted in blocks of 4 here.
+        case Layout::triton: blocks = numel / 4 + (numel % 4 != 0); break;
         case Layout::eager_cuda: {
             if (numel == 0) return 0;
             const EagerLaunch launch = eager_launch(spec, numel);

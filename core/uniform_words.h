@@ -36,6 +36,14 @@ RNGTRK_HD inline double u_curand_f64(uint32_t a, uint32_t b) {
     const uint64_t z = uint64_t{a} ^ (uint64_t{b} << 21);
     return static_cast<double>(z) * 0x1p-53 + 0x1p-54;
 }
+// Triton's uint_to_uniform_float (python/triton/language/random.py): the
+// word as int32, a negative x mapped to -x - 1 (~w, the same bits), then
+// converted to float and multiplied by the float 4.6566127342e-10 (which
+// rounds to 2^-31 (1 - 2^-24)), so the result lies in [0, 1).
+RNGTRK_HD inline float u_triton_f32(uint32_t w) {
+    const uint32_t m = (w & 0x80000000u) != 0 ? ~w : w;
+    return small_to_f32(m) * static_cast<float>(4.6566127342e-10);
+}
 // nvFuser folds 1.0 to 0.0 so the result lies in [0, 1).
 RNGTRK_HD inline float fold_one(float u) { return u == 1.0f ? 0.0f : u; }
 RNGTRK_HD inline double fold_one(double u) { return u == 1.0 ? 0.0 : u; }

@@ -97,6 +97,20 @@ RNGTRK_HD inline void block_values(const SampleSpec &s, const PhiloxBlock &b, V 
     }
 }
 
+// The triton layout's element from its own block: unit 0 (words 0 and 1
+// for 64-bit dtypes), or for normal one value from the block's words.
+template <Dist D, DType T>
+RNGTRK_HD inline typename Kind<D, T>::Value triton_value(const SampleSpec &s, const PhiloxBlock &b) {
+    if constexpr (D == Dist::normal) {
+        if constexpr (T == DType::f32) return normal_f32_triton(b.w[0], b.w[1], s.mean32, s.std32);
+        else return normal_f64_triton(b.w[0], b.w[1], b.w[2], b.w[3], s.mean64, s.std64);
+    } else {
+        typename Kind<D, T>::Value v[4];
+        block_values<Layout::triton, D, T>(s, b, v);
+        return v[0];
+    }
+}
+
 // The graph-safe kernels read (seed, offset) from device memory when they
 // run instead of taking them as arguments.
 RNGTRK_HD inline void read_state(const uint64_t *device_state, uint64_t *seed, uint64_t *base) {
@@ -178,6 +192,12 @@ RNGTRK_HD inline void in_order_body(ThreadPos p, const InOrderArgs &a) {
     read_state(a.device_state, &seed, &base);
     const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
     Out *out = static_cast<Out *>(a.out);
+    if constexpr (L == Layout::triton) {  // item j is element first + j, counter offset + first + j
+        for (uint64_t j = first_item(p); j < a.count; j += item_stride(p))
+            put<D>(out, a.in, j, triton_value<D, T>(a.spec, triton_block(4 * base + a.first + j, k0, k1)),
+                   a.spec.scale32);
+        return;
+    }
     const uint64_t b0 = a.first / E;
     for (uint64_t j = first_item(p); j < a.blocks; j += item_stride(p)) {
         const uint64_t g0 = (b0 + j) * E;  // the block's first element
@@ -289,9 +309,13 @@ RNGTRK_HD inline void slice_body(ThreadPos p, const SliceArgs &a) {
         }
         unsigned c;
         const PhiloxBlock w = element_block<L>(a.seed, a.offset, g, K::units, a.T, &c);
-        Out v[K::units];
-        block_values<L, D, T>(a.spec, w, v);
-        out[j] = v[c];
+        if constexpr (L == Layout::triton) {
+            out[j] = triton_value<D, T>(a.spec, w);
+        } else {
+            Out v[K::units];
+            block_values<L, D, T>(a.spec, w, v);
+            out[j] = v[c];
+        }
     }
 }
 
@@ -336,6 +360,7 @@ void with_kind(const SampleSpec &s, F &&f) {
         case Layout::stateless: return with_layout(LayoutC<Layout::stateless>{});
         case Layout::nvfuser: return with_layout(LayoutC<Layout::nvfuser>{});
         case Layout::eager_cuda: return with_layout(LayoutC<Layout::eager_cuda>{});
+        case Layout::triton: return with_layout(LayoutC<Layout::triton>{});
     }
 }
 

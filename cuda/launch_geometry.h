@@ -43,14 +43,15 @@ inline bool whole_blocks_aligned(const void *p, uint64_t first, uint64_t E, size
 // The data bytes of one output element (a bernoulli mask: 1; dropout: f32).
 inline size_t output_bytes(const SampleSpec &s) { return element_bytes(s.dtype); }
 
-// Stateless and nvfuser: elements [first, first + count), count > 0.
+// Stateless, nvfuser and triton: elements [first, first + count), count > 0.
 inline InOrderArgs plan_in_order(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state,
                                  uint64_t first, uint64_t count, void *out, const float *in) {
     const uint64_t E = elements_per_block(s);
     InOrderArgs a{};
     a.spec = s, a.seed = st.seed, a.base = st.offset / 4, a.device_state = device_state;
     a.first = first, a.count = count, a.out = out, a.in = in;
-    a.blocks = (first + (count - 1)) / E - first / E + 1;
+    // triton: one item per element (its own block).
+    a.blocks = s.layout == Layout::triton ? count : (first + (count - 1)) / E - first / E + 1;
     a.whole_blocks_aligned = whole_blocks_aligned(out, first, E, output_bytes(s)) &&
                              whole_blocks_aligned(in, first, E, sizeof(float));
     return a;

@@ -29,7 +29,7 @@ sys.path.insert(0, os.path.join(TOP, "bindings", "python"))
 from rngtrk import sample_command  # noqa: E402  (after the path is set)
 from rngtrk._sample_usage import USAGE  # noqa: E402
 
-LAYOUTS = ["stateless", "nvfuser", "torch-eager-cuda"]
+LAYOUTS = ["stateless", "nvfuser", "torch-eager-cuda", "triton"]
 MAKES = {"bits": ["u32", "u64"], "uniform": ["f32", "f64", "f16", "bf16"], "normal": ["f32", "f64"],
          "bernoulli": ["u8"]}
 PARAMS = {"bits": [], "uniform": ["--low", "--high"], "normal": ["--mean", "--std"], "bernoulli": ["--p"]}

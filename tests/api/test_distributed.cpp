@@ -105,7 +105,8 @@ TEST(Distributed, ShardedBoxesRebuildTheUnshardedTensorOnEveryLayout) {
     // rngtrk_sample_slice, tile the tensor; replicas get identical boxes.
     const uint64_t mesh[3] = {2, 2, 2}, shape[2] = {7, 10};
     const rngtrk_placement pl[3] = {S(0), R, S(1)};
-    for (rngtrk_layout layout : {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA}) {
+    for (rngtrk_layout layout :
+         {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_LAYOUT_TRITON}) {
         rngtrk_sample_spec s;
         ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, layout, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32));
         rngtrk_sample_spec whole_spec = s;

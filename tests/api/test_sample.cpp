@@ -20,7 +20,8 @@ using namespace rngtrk_test;
 
 namespace {
 
-const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA};
+const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA,
+                                   RNGTRK_LAYOUT_TRITON};
 
 struct Kind {
     rngtrk_distribution dist;
@@ -60,6 +61,7 @@ std::vector<T> sample_as(const rngtrk_philox_state &st, const rngtrk_sample_spec
 rngtrk_layout layout_named(const std::string &n) {
     return n == "stateless" ? RNGTRK_LAYOUT_STATELESS
            : n == "nvfuser" ? RNGTRK_LAYOUT_NVFUSER
+           : n == "triton"  ? RNGTRK_LAYOUT_TRITON
                             : RNGTRK_LAYOUT_TORCH_EAGER_CUDA;
 }
 rngtrk_distribution dist_named(const std::string &n) {
@@ -106,6 +108,10 @@ Words r123(uint64_t seed, uint64_t c_lo, uint64_t c_hi) {
 Words locate(const rngtrk_sample_spec &s, uint64_t seed, uint64_t offset, uint64_t g, uint64_t numel, unsigned *c) {
     const uint64_t E = s.dtype == RNGTRK_DTYPE_U64 || s.dtype == RNGTRK_DTYPE_F64 ? 2 : 4;
     const uint64_t B = offset / 4;
+    if (s.layout == RNGTRK_LAYOUT_TRITON) {  // counter offset + g (the offset itself), word 0
+        *c = 0;
+        return r123(seed, offset + g, 0);
+    }
     if (s.layout == RNGTRK_LAYOUT_STATELESS) {
         *c = static_cast<unsigned>(g % E);
         return r123(seed, B + g / E, 0);
@@ -122,22 +128,32 @@ Words locate(const rngtrk_sample_spec &s, uint64_t seed, uint64_t offset, uint64
 
 float curand_u(uint32_t w) { return static_cast<float>(w) * 0x1p-32f + 0x1p-33f; }
 
+// Triton's uint_to_uniform_float, as python/triton/language/random.py writes it.
+float triton_u(uint32_t w) {
+    int32_t x = static_cast<int32_t>(w);
+    if (x < 0) x = -(x + 1);
+    return static_cast<float>(x) * 4.6566127342e-10f;
+}
+
 // Bits of element g for bits, uniform (f32/f64) and bernoulli.
 uint64_t reference_bits(const rngtrk_sample_spec &s, uint64_t seed, uint64_t offset, uint64_t g, uint64_t numel) {
     unsigned c;
     const Words w = locate(s, seed, offset, g, numel, &c);
-    const bool curand = s.layout != RNGTRK_LAYOUT_STATELESS;
+    const bool triton = s.layout == RNGTRK_LAYOUT_TRITON;
+    const bool curand = s.layout != RNGTRK_LAYOUT_STATELESS && !triton;
     switch (s.dtype) {
         case RNGTRK_DTYPE_U32: return w.w[c];
         case RNGTRK_DTYPE_U64: return uint64_t{w.w[2 * c]} << 32 | w.w[2 * c + 1];
         case RNGTRK_DTYPE_U8: {
-            float u = curand ? curand_u(w.w[c]) : static_cast<float>(w.w[c] & 0xFFFFFF) / 16777216.0f;
+            float u = triton ? triton_u(w.w[c])
+                      : curand ? curand_u(w.w[c]) : static_cast<float>(w.w[c] & 0xFFFFFF) / 16777216.0f;
             if (u == 1.0f) u = 0.0f;
             return u < static_cast<float>(s.param_a) ? 1 : 0;
         }
         case RNGTRK_DTYPE_F32: {
             const float low = static_cast<float>(s.param_a), high = static_cast<float>(s.param_b);
-            float u = curand ? curand_u(w.w[c]) : static_cast<float>(w.w[c] & 0xFFFFFF) / 16777216.0f;
+            float u = triton ? triton_u(w.w[c])
+                      : curand ? curand_u(w.w[c]) : static_cast<float>(w.w[c] & 0xFFFFFF) / 16777216.0f;
             if (s.layout == RNGTRK_LAYOUT_NVFUSER && u == 1.0f) u = 0.0f;
             // torch-eager-cuda rounds once (PyTorch's kernel is contracted
             // to a fused multiply-add); the others round the product first.

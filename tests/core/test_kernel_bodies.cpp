@@ -44,7 +44,8 @@ const KindCase kKinds[] = {
     {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16, false},    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_BF16, false},
     {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, false},     {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64, false},
     {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, false},   {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_F32, true}};
-const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA};
+const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA,
+                                   RNGTRK_LAYOUT_TRITON};
 
 // Bytes of an element of dtype t (the C enum and DType share their values).
 size_t width(rngtrk_dtype t) { return element_bytes(static_cast<DType>(t)); }

@@ -52,7 +52,8 @@ const KindCase kKinds[] = {
     {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16},  {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_BF16},
     {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32},   {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64},
     {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8}};
-const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA};
+const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA,
+                                   RNGTRK_LAYOUT_TRITON};
 
 rngtrk_sample_spec spec_for(rngtrk_layout layout, KindCase k) {
     rngtrk_sample_spec s;

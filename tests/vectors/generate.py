@@ -342,6 +342,9 @@ def sample_cases():
                 cases.append((small, 42, 4, 1020, 9))
                 cases.append((small, 42, 4, 2040, 20))
                 cases.append((sr.Spec(layout, dist, dtype, a, b, numel=70000), 7, 0, 66000, 6))
+            if layout == "triton":
+                # Counters across 2^32 (the high counter word) and odd starts.
+                cases.append((sr.Spec(layout, dist, dtype, a, b), 99, (1 << 32) - 8, 3, 13))
     return cases
 
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 M32 = (1 << 32) - 1
 M64 = (1 << 64) - 1
 
-LAYOUTS = {"stateless": 0, "nvfuser": 1, "torch-eager-cuda": 2}
+LAYOUTS = {"stateless": 0, "nvfuser": 1, "torch-eager-cuda": 2, "triton": 3}
 DISTS = {"bits": 0, "uniform": 1, "normal": 2, "bernoulli": 3}
 DTYPES = {"u8": 0, "u32": 1, "u64": 2, "f16": 3, "bf16": 4, "f32": 5, "f64": 6}
 HEX_DIGITS = {"u8": 2, "u32": 8, "u64": 16, "f16": 4, "bf16": 4, "f32": 8, "f64": 16}
@@ -131,11 +131,16 @@ def sincos_2pi(F, v):
     return (-s1 if q >= 2 else s1), (-c1 if q in (1, 2) else c1)
 
 
-def box_muller(F, ua, ub):
+def box_muller_from(F, x, ub):
+    """Box-Muller from the logarithm's argument x in (0, 1]."""
     r = F.r
-    rad = sqrt(F, r(-2.0 * ln(F, r(1.0 - ua))))
+    rad = sqrt(F, r(-2.0 * ln(F, x)))
     s, c = sincos_2pi(F, ub)
     return r(rad * c), r(rad * s)
+
+
+def box_muller(F, ua, ub):
+    return box_muller_from(F, F.r(1.0 - ua), ub)
 
 
 def f16_bits(x):
@@ -191,8 +196,19 @@ def u_curand_f64(a, b):
     return float(z) * 2.0 ** -53 + 2.0 ** -54
 
 
+def u_triton_f32(w):
+    """Triton's uint_to_uniform_float: the word as int32, x < 0 -> -x - 1,
+    as float32, times float32(4.6566127342e-10)."""
+    x = w - (1 << 32) if w >= 1 << 31 else w
+    if x < 0:
+        x = -x - 1
+    return F32.r(F32.r(float(x)) * F32.r(4.6566127342e-10))
+
+
 def u01_f32(layout, w):
     """The [0, 1) float a layout feeds to normal and bernoulli."""
+    if layout == "triton":
+        return u_triton_f32(w)
     if layout == "stateless":
         return (w & 0xFFFFFF) * 2.0 ** -24
     u = u_curand_f32(w)
@@ -200,7 +216,7 @@ def u01_f32(layout, w):
 
 
 def u01_f64(layout, a, b):
-    if layout == "stateless":
+    if layout in ("stateless", "triton"):
         return float(((a << 32) | b) & ((1 << 53) - 1)) * 2.0 ** -53
     u = u_curand_f64(a, b)
     return 0.0 if u == 1.0 else u
@@ -231,6 +247,9 @@ def counter_and_unit(spec, seed, offset, g, numel):
     B = offset // 4
     E = spec.per_block
     key = (seed & M32, seed >> 32)
+    if spec.layout == "triton":
+        c64 = (offset + g) & M64  # the offset itself plus g: one block per element
+        return philox((c64 & M32, c64 >> 32, 0, 0), key), 0
     if spec.layout == "stateless":
         blk = (B + g // E) & M64
         ctr = (blk & M32, blk >> 32, 0, 0)
@@ -257,6 +276,14 @@ def element_bits(spec, seed, offset, g, numel):
         return w[c] if dt == "u32" else (w[2 * c] << 32) | w[2 * c + 1]
     if spec.dist == "bernoulli":
         return 1 if u01_f32(L, w[c]) < F32.r(spec.a) else 0
+    if spec.dist == "normal" and L == "triton":
+        # One value per element from its own block: Triton's inputs, z0.
+        if dt == "f32":
+            u1 = max(F32.r(1e-7), u_triton_f32(w[0]))
+            z = box_muller_from(F32, u1, u_triton_f32(w[1]))[0]
+            return F32.bits(F32.r(F32.r(spec.a) + F32.r(F32.r(spec.b) * z)))
+        z = box_muller(F64, u01_f64(L, w[0], w[1]), u01_f64(L, w[2], w[3]))[0]
+        return F64.bits(spec.a + spec.b * z)
     if spec.dist == "normal":
         F = F32 if dt == "f32" else F64
         pick = (lambda j: u01_f32(L, unit(j))) if dt == "f32" else (lambda j: u01_f64(L, *unit(j)))
@@ -269,7 +296,7 @@ def element_bits(spec, seed, offset, g, numel):
         a, b = unit(c)
         low, high = spec.a, spec.b
         rng = high - low
-        if L == "stateless":
+        if L in ("stateless", "triton"):
             v = low + u01_f64(L, a, b) * rng
         elif L == "nvfuser":
             v = low + u01_f64(L, a, b) * rng
@@ -289,7 +316,7 @@ def element_bits(spec, seed, offset, g, numel):
     if L == "stateless":
         bits_kept = {"f32": 24, "f16": 11, "bf16": 8}[dt]
         u = (word & ((1 << bits_kept) - 1)) * 2.0 ** -bits_kept
-    elif L == "nvfuser":
+    elif L in ("nvfuser", "triton"):
         u = u01_f32(L, word)
     else:
         u = u_curand_f32(word)
@@ -300,7 +327,7 @@ def element_bits(spec, seed, offset, g, numel):
         return F32.bits(v)
     to16 = f16_bits if dt == "f16" else bf16_bits
     h = to16(v)
-    if L == "torch-eager-cuda" and h == to16(high):
+    if L in ("torch-eager-cuda", "triton") and h == to16(high):
         h = to16(low)
     return h
 
@@ -316,6 +343,8 @@ def offset_increment(spec, numel):
         return 4 * ((numel + E - 1) // E)
     if spec.layout == "nvfuser":
         return 4
+    if spec.layout == "triton":
+        return 4 * ((numel + 3) // 4)
     if numel == 0:
         return 0
     T, U = spec.launch(numel)

@@ -5,7 +5,7 @@
 
 #include "cli.h"
 
-static const char *const kLayouts[] = {"stateless", "nvfuser", "torch-eager-cuda"};
+static const char *const kLayouts[] = {"stateless", "nvfuser", "torch-eager-cuda", "triton"};
 static const char *const kDists[] = {"bits", "uniform", "normal", "bernoulli"};
 static const char *const kDtypes[] = {"u8", "u32", "u64", "f16", "bf16", "f32", "f64"};
 
@@ -88,7 +88,7 @@ static int sample(int argc, char **argv) {
     uint32_t sm = 0, threads = 0;
     double low = 0, high = 1, mean = 0, sd = 1, p = 0.5;
     struct option opts[] = {
-        {"--layout", OPT_CHOICE, &layout, kLayouts, 3, 0},
+        {"--layout", OPT_CHOICE, &layout, kLayouts, 4, 0},
         {"--dist", OPT_CHOICE, &dist, kDists, 4, 0},
         {"--dtype", OPT_CHOICE, &dtype, kDtypes, 7, 0},
         {"--seed", OPT_U64, &seed, NULL, 0, 0},

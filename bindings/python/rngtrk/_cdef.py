@@ -75,6 +75,7 @@ typedef enum rngtrk_layout {
     RNGTRK_LAYOUT_STATELESS = 0,
     RNGTRK_LAYOUT_NVFUSER = 1,
     RNGTRK_LAYOUT_TORCH_EAGER_CUDA = 2,
+    RNGTRK_LAYOUT_TRITON = 3,
     RNGTRK_LAYOUT_RANGE_ = 0x7FFFFFFF
 } rngtrk_layout;
 typedef enum rngtrk_distribution {

@@ -20,7 +20,7 @@ import sys
 from ._library import ffi, lib
 from ._sample_usage import USAGE
 
-LAYOUTS = (b"stateless", b"nvfuser", b"torch-eager-cuda")
+LAYOUTS = (b"stateless", b"nvfuser", b"torch-eager-cuda", b"triton")
 DISTS = (b"bits", b"uniform", b"normal", b"bernoulli")
 DTYPES = (b"u8", b"u32", b"u64", b"f16", b"bf16", b"f32", b"f64")
 U8, U32, U64, F16, BF16, F32, F64 = range(7)  # DTYPES' indexes are the C enum values

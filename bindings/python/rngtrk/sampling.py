@@ -23,7 +23,7 @@ from .generation import host_output
 from .state import _u64, as_state
 
 LAYOUTS = {"stateless": lib.RNGTRK_LAYOUT_STATELESS, "nvfuser": lib.RNGTRK_LAYOUT_NVFUSER,
-           "torch-eager-cuda": lib.RNGTRK_LAYOUT_TORCH_EAGER_CUDA}
+           "torch-eager-cuda": lib.RNGTRK_LAYOUT_TORCH_EAGER_CUDA, "triton": lib.RNGTRK_LAYOUT_TRITON}
 DISTRIBUTIONS = {"bits": lib.RNGTRK_DIST_BITS, "uniform": lib.RNGTRK_DIST_UNIFORM,
                  "normal": lib.RNGTRK_DIST_NORMAL, "bernoulli": lib.RNGTRK_DIST_BERNOULLI}
 DTYPES = {"u8": lib.RNGTRK_DTYPE_U8, "u32": lib.RNGTRK_DTYPE_U32, "u64": lib.RNGTRK_DTYPE_U64,

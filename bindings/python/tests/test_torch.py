@@ -132,7 +132,7 @@ def _bits(tensor):
     return (t.view(torch.int16) if t.dtype == torch.bfloat16 else t).numpy().tobytes()
 
 
-@pytest.mark.parametrize("layout", ["stateless", "nvfuser", "torch-eager-cuda"])
+@pytest.mark.parametrize("layout", ["stateless", "nvfuser", "torch-eager-cuda", "triton"])
 @pytest.mark.parametrize("dist, dtype", [("uniform", "f32"), ("uniform", "f64"), ("uniform", "f16"),
                                          ("uniform", "bf16"), ("normal", "f32"), ("normal", "f64"),
                                          ("bernoulli", "u8")])
@@ -260,7 +260,7 @@ OP_CASES = [("rand", torch.float32), ("rand", torch.float64), ("rand", torch.flo
             ("randn", torch.float32), ("randn", torch.float64), ("randn", torch.bfloat16), ("bernoulli", torch.uint8)]
 
 
-@pytest.mark.parametrize("layout", ["stateless", "nvfuser", "torch-eager-cuda"])
+@pytest.mark.parametrize("layout", ["stateless", "nvfuser", "torch-eager-cuda", "triton"])
 @pytest.mark.parametrize("op, dtype", OP_CASES)
 def test_rngtrk_torch_ops_are_equal_on_cpu_and_cuda(layout, op, dtype):
     state, shape = rngtrk.PhiloxState(77, 12), (333, 1001)
@@ -319,3 +319,43 @@ def test_distribute_rand_is_the_same_full_tensor_for_every_mesh_and_placement():
                            job], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-4000:]
     assert "every mesh and placement" in done.stdout
+
+
+# -- the triton layout against a live Triton kernel ---------------------------------------
+
+try:
+    import triton
+    import triton.language as tl
+except ImportError:  # the test below says so
+    triton = None
+
+if triton is not None:
+    @triton.jit
+    def _triton_draw(out_int, out_rand, seed, offset, n, BLOCK: tl.constexpr):
+        i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        keep = i < n
+        tl.store(out_int + i, tl.randint(seed, offset + i), mask=keep)
+        tl.store(out_rand + i, tl.rand(seed, offset + i), mask=keep)
+
+
+def test_a_triton_kernel_draws_exactly_the_triton_layout():
+    if triton is None:
+        pytest.skip("Triton is not installed here")
+    rng = random.Random(20261123)
+    for trial in range(24):
+        seed = rng.getrandbits(63)
+        offset = 4 * rng.getrandbits(rng.choice([8, 28, 38]))  # 32-bit and 64-bit offset arguments
+        n = rng.randrange(1, 20000)
+        out_int = torch.empty(n, dtype=torch.int32 if offset + n < 2 ** 31 else torch.int64, device="cuda")
+        out_rand = torch.empty(n, dtype=torch.float32, device="cuda")
+        _triton_draw[(triton.cdiv(n, 256),)](out_int, out_rand, seed, offset, n, BLOCK=256)
+        state = rngtrk.PhiloxState(seed, offset)
+        want_int = rngtrk.sample(state, n, layout="triton", dist="bits", dtype="u32")
+        want_rand = rngtrk.sample(state, n, layout="triton")
+        got_int = (out_int.cpu().numpy().astype(numpy.int64) & 0xFFFFFFFF).astype(numpy.uint32)
+        assert numpy.array_equal(got_int, want_int), f"tl.randint, seed {seed} offset {offset}"
+        assert _bits(out_rand) == want_rand.tobytes(), f"tl.rand, seed {seed} offset {offset}"
+        # rngtrk's own CUDA kernel for the layout gives the same bits.
+        mine = torch.empty(n, dtype=torch.float32, device="cuda")
+        rngtrk.cuda_sample(state, mine, layout="triton")
+        assert torch.equal(mine, out_rand)

@@ -13,7 +13,7 @@ use std::process::exit;
 use rngtrk::{BF16Bits, Element, ErrorKind, F16Bits, Layout, PhiloxState, SampleSpec};
 
 const USAGE: &str = include_str!("../../../tools/cli/sample_usage.txt");
-const LAYOUTS: [&str; 3] = ["stateless", "nvfuser", "torch-eager-cuda"];
+const LAYOUTS: [&str; 4] = ["stateless", "nvfuser", "torch-eager-cuda", "triton"];
 const DISTS: [&str; 4] = ["bits", "uniform", "normal", "bernoulli"];
 const DTYPES: [&str; 7] = ["u8", "u32", "u64", "f16", "bf16", "f32", "f64"];
 /// What each distribution makes (indexes into DTYPES), the default first.
@@ -419,7 +419,7 @@ fn run(args: &[Vec<u8>]) -> Result<(), Exit> {
         2 => SampleSpec::normal(real("--mean", 0.0), real("--std", 1.0)),
         _ => SampleSpec::bernoulli(real("--p", 0.5)),
     };
-    spec = spec.layout([Layout::Stateless, Layout::Nvfuser, Layout::TorchEagerCuda][layout]);
+    spec = spec.layout([Layout::Stateless, Layout::Nvfuser, Layout::TorchEagerCuda, Layout::Triton][layout]);
     if let Some(Value::Int(n)) = get("--sm-count") {
         spec = spec.sm_count(n as u32);
     }

@@ -20,6 +20,9 @@ pub enum Layout {
     /// geometry with [`SampleSpec::sm_count`] and
     /// [`SampleSpec::max_threads_per_sm`]).
     TorchEagerCuda,
+    /// Triton's `tl.randint` / `tl.rand`: element g uses the counter
+    /// offset + g (the offset itself), one Philox block per element.
+    Triton,
 }
 
 impl Layout {
@@ -28,6 +31,7 @@ impl Layout {
             Layout::Stateless => sys::rngtrk_layout_RNGTRK_LAYOUT_STATELESS,
             Layout::Nvfuser => sys::rngtrk_layout_RNGTRK_LAYOUT_NVFUSER,
             Layout::TorchEagerCuda => sys::rngtrk_layout_RNGTRK_LAYOUT_TORCH_EAGER_CUDA,
+            Layout::Triton => sys::rngtrk_layout_RNGTRK_LAYOUT_TRITON,
         }
     }
 }

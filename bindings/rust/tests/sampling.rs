@@ -12,6 +12,7 @@ fn spec_of(fields: &[String]) -> SampleSpec {
         "stateless" => Layout::Stateless,
         "nvfuser" => Layout::Nvfuser,
         "torch-eager-cuda" => Layout::TorchEagerCuda,
+        "triton" => Layout::Triton,
         other => panic!("layout {}", other),
     };
     let (a, b): (f64, f64) = (fields[7].parse().unwrap(), fields[8].parse().unwrap());
