@@ -196,7 +196,7 @@ CARGO ?= $(shell command -v cargo || echo $(HOME)/.cargo/bin/cargo)
 # and fails on anything that breaks existing callers; `make abi-update`
 # rewrites the baseline on purpose.
 ABI_BASELINE := abi/librngtrk.abi
-ABIDW_FLAGS := --headers-dir c_api --no-corpus-path --no-comp-dir-path --drop-private-types \
+ABIDW_FLAGS := --header-file c_api/rngtrk.h --no-corpus-path --no-comp-dir-path --drop-private-types \
                --exported-interfaces-only --drop-undefined-syms --no-show-locs --type-id-style hash
 .PHONY: abi-check abi-update
 abi-check: lib

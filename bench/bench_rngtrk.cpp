@@ -38,6 +38,27 @@ void BM_rngtrk_fork_advance_restore(benchmark::State &st) {
 }
 BENCHMARK(BM_rngtrk_fork_advance_restore);
 
+// The same step with the reservation ledger on (RNGTRK_LEDGER_RAISE): every
+// advance is checked against and merged into the seed's handed-out ranges and
+// logged for replays.  Compared with the plain step above in the same run.
+void BM_rngtrk_fork_advance_restore_ledger(benchmark::State &st) {
+    rngtrk_tracker *t = nullptr;
+    rngtrk_tracker_new(&t);
+    rngtrk_tracker_add(t, "data-parallel-rng", 1234);
+    rngtrk_tracker_add(t, "model-parallel-rng", 3955);
+    rngtrk_tracker_add(t, "expert-parallel-rng", 2358);
+    rngtrk_tracker_set_ledger(t, RNGTRK_LEDGER_RAISE, 0);
+    rngtrk_philox_state s;
+    for (auto _ : st) {
+        rngtrk_tracker_fork(t, "model-parallel-rng");
+        rngtrk_tracker_advance(t, 4096, &s);
+        rngtrk_tracker_restore(t, "model-parallel-rng");
+        benchmark::DoNotOptimize(s);
+    }
+    rngtrk_tracker_free(t);
+}
+BENCHMARK(BM_rngtrk_fork_advance_restore_ledger);
+
 // The reference: TransformerEngine's fork copies the named state into the
 // generator and copies the generator back on exit.
 struct DictTracker {

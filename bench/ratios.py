@@ -7,6 +7,8 @@ import sys
 PAIRS = [
     ("BM_rngtrk_fork_advance_restore", "BM_reference_dict_fork_advance_restore",
      "fork+advance+restore, time vs a C++ dictionary tracker (lower is better)", "time"),
+    ("BM_rngtrk_fork_advance_restore_ledger", "BM_rngtrk_fork_advance_restore",
+     "fork+advance+restore with the ledger on, time vs the same step with it off (target <= 2)", "time"),
     ("BM_rngtrk_random_u32/4096", "BM_reference_random123_loop/4096", "random_u32 16 KiB, speed vs Random123 loop", "speed"),
     ("BM_rngtrk_random_u32/16777216", "BM_reference_random123_loop/16777216", "random_u32 64 MiB, speed vs Random123 loop", "speed"),
     ("BM_rngtrk_uniform_f32/16777216", "BM_reference_random123_loop/16777216", "uniform_f32 64 MiB, speed vs Random123 loop", "speed"),

@@ -43,6 +43,8 @@ RNGTRK_API const char *rngtrk_status_string(rngtrk_status code) {
         case RNGTRK_E_INTERNAL: return "internal error";
         case RNGTRK_E_WRONG_RANK: return "checkpoint of another rank";
         case RNGTRK_E_IO: return "input/output error";
+        case RNGTRK_E_STREAM_REUSE: return "random numbers reused";
+        case RNGTRK_E_REPLAY_MISMATCH: return "replay mismatch";
         case RNGTRK_STATUS_RANGE_: break;
     }
     return "unknown status code";

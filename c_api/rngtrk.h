@@ -75,6 +75,8 @@ typedef enum rngtrk_status {
     RNGTRK_E_INTERNAL = -12,           /**< a bug in rngtrk; please report it */
     RNGTRK_E_WRONG_RANK = -13,         /**< checkpoint written by a rank whose streams differ */
     RNGTRK_E_IO = -14,                 /**< a file could not be read or written (see the message) */
+    RNGTRK_E_STREAM_REUSE = -15,       /**< the ledger: a reservation overlaps numbers already handed out */
+    RNGTRK_E_REPLAY_MISMATCH = -16,    /**< the ledger: a replay's reservations differ from the forward's */
     RNGTRK_STATUS_RANGE_ = 0x7FFFFFFF  /**< not a status: makes any int a valid value in C++ */
 } rngtrk_status;
 
@@ -656,6 +658,71 @@ RNGTRK_API rngtrk_status rngtrk_dtensor_local_box(size_t mesh_ndim, const uint64
                                                   const uint64_t *coord, const rngtrk_placement *placements,
                                                   size_t ndim, const uint64_t *global_shape, uint64_t *start,
                                                   uint64_t *local_shape);
+
+/* ========================================================================
+ * The reservation ledger (docs/ledger.md): catching reused random numbers
+ * and proving that a recomputation replays the forward's draws exactly
+ * ===================================================================== */
+
+/** What the ledger does with a reservation that overlaps an earlier one. */
+typedef enum rngtrk_ledger_mode {
+    RNGTRK_LEDGER_OFF = 0,              /**< no ledger (the default): nothing recorded, no cost */
+    RNGTRK_LEDGER_RAISE = 1,            /**< refuse it: RNGTRK_E_STREAM_REUSE, nothing changes */
+    RNGTRK_LEDGER_RECORD = 2,           /**< hand it out and record the overlap */
+    RNGTRK_LEDGER_RANGE_ = 0x7FFFFFFF   /**< not a mode: any int is a valid value in C++ */
+} rngtrk_ledger_mode;
+
+/** One recorded overlap (RNGTRK_LEDGER_RECORD): a later reservation whose
+ *  offset range on `seed` overlapped an earlier one.  Ranges are offsets
+ *  [begin, end); sequences number the reservations from 0. */
+typedef struct rngtrk_overlap {
+    uint64_t seed;
+    uint64_t earlier_begin, earlier_end, earlier_sequence; /**< 0 when earlier_known is 0 */
+    uint64_t later_begin, later_end, later_sequence;
+    uint32_t earlier_known; /**< 0: the earlier reservation had left the ledger's log (its capacity) */
+    uint32_t reserved;      /**< 0 */
+    char name[RNGTRK_MAX_NAME_BYTES + 1]; /**< the later reservation's state; "" for the default state */
+} rngtrk_overlap;
+
+/** Turns the tracker's ledger on (or off) and starts it empty.  While on,
+ *  every reservation — rngtrk_tracker_advance and every tracker-level draw
+ *  — records (state, seed, offset range, sequence number) and is checked:
+ *  outside a replay, a range overlapping an earlier one on the same seed is
+ *  refused (RAISE: RNGTRK_E_STREAM_REUSE naming the state, both ranges and
+ *  the earlier reservation's number; nothing changes) or recorded (RECORD).
+ *  `capacity` (0: 2^20) bounds the log of reservations replays compare
+ *  against (oldest dropped first) and the merged ranges kept per seed (past
+ *  it, new ranges are no longer recorded).  The ledger survives
+ *  set_states, reset and load, and is not written into checkpoints.
+ *  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (unknown mode, a
+ *  replay open). */
+RNGTRK_API rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *t, rngtrk_ledger_mode mode, uint64_t capacity);
+
+/** A position in the ledger: the number of the next reservation.  A region
+ *  runs from a mark to the next mark taken (or to now).  Returns
+ *  `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (ledger off, a replay open). */
+RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *t, uint64_t *out);
+
+/** Starts replaying the region of `mark`: until rngtrk_tracker_replay_end,
+ *  every reservation must equal, in order, the one recorded at the same
+ *  place of the region (same state, seed and range); the first that differs
+ *  fails with RNGTRK_E_REPLAY_MISMATCH (expected and actual in the message)
+ *  and changes nothing.  This is the contract of activation recomputation:
+ *  restore the states saved before the forward, replay, end.  Returns
+ *  `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` (ledger off, not a mark, a
+ *  replay already open) or `RNGTRK_E_REPLAY_MISMATCH` (the log no longer
+ *  holds the region). */
+RNGTRK_API rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *t, uint64_t mark);
+
+/** Ends the open replay; `RNGTRK_E_REPLAY_MISMATCH` if it made fewer
+ *  reservations than the region holds (the replay ends either way). */
+RNGTRK_API rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *t);
+
+/** The overlaps RECORD mode recorded: `*count` is set to their number;
+ *  up to `capacity` are written to `out` (NULL with capacity 0 asks for the
+ *  count).  `RNGTRK_E_BUFFER_TOO_SMALL` when capacity < count. */
+RNGTRK_API rngtrk_status rngtrk_tracker_ledger_overlaps(const rngtrk_tracker *t, rngtrk_overlap *out,
+                                                        size_t capacity, size_t *count);
 
 /* ========================================================================
  * CUDA (docs/cuda.md)

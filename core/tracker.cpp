@@ -83,6 +83,10 @@ PhiloxState Tracker::advance(uint64_t increment) {
     if (increment > kMax - pad || increment + pad > kMax - before.offset)
         fail(RNGTRK_E_OVERFLOW, "advancing offset " + std::to_string(before.offset) + " by " +
                                     std::to_string(increment) + " passes 2^64 - 1");
+    if (ledger_.mode() != LedgerMode::off) {
+        const std::string_view name = forks_.empty() ? std::string_view() : table_.at(forks_.back()).name;
+        ledger_.reserve(name, before.seed, before.offset, before.offset + increment + pad);  // may refuse
+    }
     uint64_t &offset = forks_.empty() ? default_.offset : table_.offset_at(forks_.back());
     offset += increment + pad;
     return before;

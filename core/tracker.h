@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checkpoint.h"
+#include "ledger.h"
 #include "philox_state.h"
 #include "state_table.h"
 
@@ -50,6 +51,10 @@ public:
     const Origin &origin() const { return origin_; }
     void set_origin(const Origin &origin) { origin_ = origin; }
 
+    // The reservation ledger (ledger.h): every advance goes through it.
+    Ledger &ledger() { return ledger_; }
+    const Ledger &ledger() const { return ledger_; }
+
 private:
     void refuse_inside_fork(const char *operation) const;
 
@@ -57,6 +62,7 @@ private:
     StateTable table_;
     std::vector<size_t> forks_;  // table indexes, innermost last
     Origin origin_;
+    Ledger ledger_;
 };
 
 }  // namespace rngtrk

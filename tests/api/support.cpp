@@ -82,6 +82,8 @@ rngtrk_status status_from_name(const std::string &name) {
         {"RNGTRK_E_INTERNAL", RNGTRK_E_INTERNAL},
         {"RNGTRK_E_WRONG_RANK", RNGTRK_E_WRONG_RANK},
         {"RNGTRK_E_IO", RNGTRK_E_IO},
+        {"RNGTRK_E_STREAM_REUSE", RNGTRK_E_STREAM_REUSE},
+        {"RNGTRK_E_REPLAY_MISMATCH", RNGTRK_E_REPLAY_MISMATCH},
     };
     for (const auto &row : table)
         if (name == row.name) return row.code;

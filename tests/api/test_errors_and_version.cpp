@@ -61,6 +61,8 @@ TEST(Errors, CodesAreStable) {
         {"RNGTRK_E_INTERNAL", -12},
         {"RNGTRK_E_WRONG_RANK", -13},
         {"RNGTRK_E_IO", -14},
+        {"RNGTRK_E_STREAM_REUSE", -15},
+        {"RNGTRK_E_REPLAY_MISMATCH", -16},
     };
     const auto all = header_statuses();
     EXPECT_EQ(stable.size(), all.size()) << "a status was added to or removed from rngtrk.h";

@@ -22,7 +22,7 @@ from .errors import (
     BufferTooSmallError, CorruptCheckpointError, DuplicateNameError, DuplicateSeedError,
     ForkOrderError, InternalError, InvalidArgumentError, RngtrkError, RngtrkMemoryError,
     RngtrkOverflowError, UnavailableError, UnknownNameError, UnsupportedVersionError, WrongRankError,
-    RngtrkIOError, status_string,
+    RngtrkIOError, status_string, StreamReuseError, ReplayMismatchError,
 )
 from .distributed import Origin, dtensor_local_box, dtensor_offsets, fold_in
 from .generation import philox4x32_10, random_u32, uniform_f32
@@ -31,7 +31,7 @@ from .sampling import (
     cuda_sample_slice, dropout, dtype_size, offset_increment, sample, sample_slice,
 )
 from .state import STATE_BYTES, PhiloxState
-from .tracker import DEFAULT_FORK_NAME, Tracker
+from .tracker import DEFAULT_FORK_NAME, LedgerOverlap, Tracker
 
 __version__ = ".".join(map(str, HEADER_VERSION))
 
@@ -62,7 +62,7 @@ __all__ = [
     "RngtrkError", "InvalidArgumentError", "DuplicateNameError", "DuplicateSeedError", "UnknownNameError",
     "ForkOrderError", "BufferTooSmallError", "CorruptCheckpointError", "UnsupportedVersionError",
     "RngtrkOverflowError", "RngtrkMemoryError", "UnavailableError", "InternalError", "WrongRankError",
-    "RngtrkIOError", "status_string",
+    "RngtrkIOError", "StreamReuseError", "ReplayMismatchError", "status_string", "LedgerOverlap",
     # the library
     "library_path", "version_number", "version_string",
 ]

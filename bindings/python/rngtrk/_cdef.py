@@ -21,6 +21,8 @@ typedef enum rngtrk_status {
     RNGTRK_E_INTERNAL = -12,
     RNGTRK_E_WRONG_RANK = -13,
     RNGTRK_E_IO = -14,
+    RNGTRK_E_STREAM_REUSE = -15,
+    RNGTRK_E_REPLAY_MISMATCH = -16,
     RNGTRK_STATUS_RANGE_ = 0x7FFFFFFF
 } rngtrk_status;
 const char *rngtrk_status_string(rngtrk_status code);
@@ -190,6 +192,26 @@ rngtrk_status rngtrk_dtensor_local_box(size_t mesh_ndim, const uint64_t *mesh_sh
                                                   const uint64_t *coord, const rngtrk_placement *placements,
                                                   size_t ndim, const uint64_t *global_shape, uint64_t *start,
                                                   uint64_t *local_shape);
+typedef enum rngtrk_ledger_mode {
+    RNGTRK_LEDGER_OFF = 0,
+    RNGTRK_LEDGER_RAISE = 1,
+    RNGTRK_LEDGER_RECORD = 2,
+    RNGTRK_LEDGER_RANGE_ = 0x7FFFFFFF
+} rngtrk_ledger_mode;
+typedef struct rngtrk_overlap {
+    uint64_t seed;
+    uint64_t earlier_begin, earlier_end, earlier_sequence;
+    uint64_t later_begin, later_end, later_sequence;
+    uint32_t earlier_known;
+    uint32_t reserved;
+    char name[255 + 1];
+} rngtrk_overlap;
+rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *t, rngtrk_ledger_mode mode, uint64_t capacity);
+rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *t, uint64_t *out);
+rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *t, uint64_t mark);
+rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *t);
+rngtrk_status rngtrk_tracker_ledger_overlaps(const rngtrk_tracker *t, rngtrk_overlap *out,
+                                                        size_t capacity, size_t *count);
 rngtrk_status rngtrk_cuda_available(void);
 rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
                                             uint64_t first, uint64_t count, void *device_out, size_t out_capacity,

@@ -111,10 +111,23 @@ class RngtrkIOError(RngtrkError, OSError):
     code = lib.RNGTRK_E_IO
 
 
+class StreamReuseError(RngtrkError, RuntimeError):
+    """RNGTRK_E_STREAM_REUSE: the ledger refused a reservation whose numbers
+    were handed out already (the message names both ranges)."""
+    code = lib.RNGTRK_E_STREAM_REUSE
+
+
+class ReplayMismatchError(RngtrkError, RuntimeError):
+    """RNGTRK_E_REPLAY_MISMATCH: a replayed recomputation drew differently
+    from the forward (expected and actual in the message)."""
+    code = lib.RNGTRK_E_REPLAY_MISMATCH
+
+
 ERROR_CLASSES = {cls.code: cls for cls in (
     InvalidArgumentError, DuplicateNameError, DuplicateSeedError, UnknownNameError, ForkOrderError,
     BufferTooSmallError, CorruptCheckpointError, UnsupportedVersionError, RngtrkOverflowError,
-    RngtrkMemoryError, UnavailableError, InternalError, WrongRankError, RngtrkIOError)}
+    RngtrkMemoryError, UnavailableError, InternalError, WrongRankError, RngtrkIOError, StreamReuseError,
+    ReplayMismatchError)}
 
 
 def status_string(code):

@@ -4,8 +4,10 @@ A thin layer over the C tracker: every rule (distinct seeds, fork order,
 all-or-nothing updates, the checkpoint format) is the library's, so Python,
 C and Rust behave the same.  docs/tracker.md states the rules.
 """
+import contextlib
 import os
 import threading
+from collections import namedtuple
 
 from ._library import ffi, lib
 from .errors import check, invalid
@@ -57,6 +59,15 @@ class _Fork:
             # If the body raised too, this error carries it as __context__.
             check(status)
         return False
+
+
+# One overlap the ledger recorded in "record" mode: the later reservation's
+# state name ("" for the default state), the seed, and both offset ranges
+# with their sequence numbers (earlier_* None when the ledger's log no
+# longer held the earlier one).
+LedgerOverlap = namedtuple("LedgerOverlap", "name seed earlier_begin earlier_end earlier_sequence "
+                                            "later_begin later_end later_sequence")
+_LEDGER_MODES = {"off": 0, "raise": 1, "record": 2}
 
 
 class Tracker:
@@ -394,6 +405,74 @@ class Tracker:
             flags |= lib.RNGTRK_SEED_CONTEXT_PARALLEL
         with self._lock:
             check(lib.rngtrk_tracker_seed_rank(self._live(), POLICIES[policy], _u64(seed, "seed"), rank, flags))
+
+    # -- the reservation ledger (docs/ledger.md) ----------------------------
+
+    def set_ledger(self, mode="raise", capacity=0):
+        """Turns the ledger "off", or on in mode "raise" (a reservation that
+        reuses numbers raises StreamReuseError, nothing changes) or "record"
+        (handed out, and listed by ledger_overlaps()).  Starts it empty;
+        `capacity` (0: 2^20) bounds the reservations kept for replays."""
+        if mode not in _LEDGER_MODES:
+            raise invalid(f"ledger mode must be one of {', '.join(_LEDGER_MODES)}, not {mode!r}")
+        with self._lock:
+            check(lib.rngtrk_tracker_set_ledger(self._live(), _LEDGER_MODES[mode], _u64(capacity, "capacity")))
+
+    @contextlib.contextmanager
+    def ledger(self, mode="raise", capacity=0):
+        """The ledger on for the block (and off after it):
+
+            with tracker.ledger("raise"):
+                train_step()        # reused numbers raise StreamReuseError
+        """
+        self.set_ledger(mode, capacity)
+        try:
+            yield self
+        finally:
+            self.set_ledger("off")
+
+    def mark(self):
+        """A position in the ledger; a region runs from a mark to the next
+        mark taken.  Take one before a checkpointed forward, and one after."""
+        out = ffi.new("uint64_t *")
+        with self._lock:
+            check(lib.rngtrk_tracker_ledger_mark(self._live(), out))
+        return out[0]
+
+    @contextlib.contextmanager
+    def replay(self, mark):
+        """Replays the region of `mark`: inside the block every reservation
+        must equal the forward's, in order (ReplayMismatchError at the first
+        that differs, and at the end if the block drew less).  Restore the
+        states the forward started from before entering it."""
+        with self._lock:
+            check(lib.rngtrk_tracker_replay_begin(self._live(), _u64(mark, "mark")))
+        try:
+            yield self
+        except BaseException:
+            with self._lock:
+                lib.rngtrk_tracker_replay_end(self._live())  # the body's error wins
+            raise
+        with self._lock:
+            check(lib.rngtrk_tracker_replay_end(self._live()))
+
+    def ledger_overlaps(self):
+        """The overlaps "record" mode recorded, as LedgerOverlap tuples."""
+        count = ffi.new("size_t *")
+        with self._lock:
+            status = lib.rngtrk_tracker_ledger_overlaps(self._live(), ffi.NULL, 0, count)
+            if status not in (0, lib.RNGTRK_E_BUFFER_TOO_SMALL):
+                check(status)
+            items = ffi.new("rngtrk_overlap[]", max(count[0], 1))
+            check(lib.rngtrk_tracker_ledger_overlaps(self._live(), items, count[0], count))
+        out = []
+        for o in items[0:count[0]]:
+            known = bool(o.earlier_known)
+            out.append(LedgerOverlap(ffi.string(o.name).decode("utf-8"), o.seed,
+                                     o.earlier_begin if known else None, o.earlier_end if known else None,
+                                     o.earlier_sequence if known else None, o.later_begin, o.later_end,
+                                     o.later_sequence))
+        return out
 
     def digest(self):
         """A 64-bit fingerprint of the states: allgather it to find ranks

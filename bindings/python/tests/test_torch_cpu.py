@@ -304,3 +304,57 @@ def test_thunder_prims_regenerate_a_mask_from_the_saved_seed_and_offset():
     assert numpy.array_equal(thunder.uniform_philox((256,), seed=42, offset=0).numpy(), want)
     with pytest.raises(TypeError):
         thunder.get_and_update_rng_state(1)
+
+
+# -- activation checkpointing proven by the ledger --------------------------------------
+
+
+def _block(x, weight):
+    # As in Megatron-LM, the fork is inside the checkpointed function, so the
+    # recompute runs in it too.
+    with rt.get_rng_state_tracker().fork():
+        return rt.dropout(torch.tanh(x @ weight), 0.3) * 2
+
+
+def test_checkpointed_recompute_replays_exactly_and_gives_the_same_gradients():
+    from rngtrk.torch.checkpoint import checkpoint
+    t = rt.get_rng_state_tracker()
+    t.add("model-parallel-rng", 3952)
+    t.tracker.set_ledger("raise")
+    x0 = torch.randn(8, 16)
+    w0 = torch.randn(16, 16)
+    results = []
+    for use_checkpoint in (False, True):
+        t.tracker.set_ledger("raise")  # a fresh ledger and the same starting states
+        t.set_states({"model-parallel-rng": rngtrk.PhiloxState(3952, 0)})
+        t.tracker.set_default(rngtrk.PhiloxState(0, 0))
+        x, w = x0.clone().requires_grad_(), w0.clone().requires_grad_()
+        for step in range(3):
+            y = checkpoint(_block, x, w) if use_checkpoint else _block(x, w)
+            y.sum().backward()
+        results.append((x.grad.clone(), w.grad.clone(), t.tracker.get_state("model-parallel-rng")))
+    assert torch.equal(results[0][0], results[1][0]) and torch.equal(results[0][1], results[1][1])
+    assert results[0][2] == results[1][2], "the recompute left the states where the forward did"
+    # The classic mistake — a fork around the checkpoint call, which is no
+    # longer open when backward recomputes — is what the ledger reports.
+    with t.fork():
+        y = checkpoint(lambda a: rt.dropout(a, 0.3), x0.clone().requires_grad_())
+    with pytest.raises(rngtrk.ReplayMismatchError, match="expected state 'model-parallel-rng'.*got state '\\(default\\)'"):
+        y.sum().backward()
+
+
+def test_a_recompute_that_draws_differently_is_caught_in_backward():
+    from rngtrk.torch.checkpoint import checkpoint
+    t = rt.get_rng_state_tracker()
+    t.tracker.set_ledger("raise")
+    calls = []
+
+    def flaky(x):
+        calls.append(1)
+        extra = 4 if len(calls) > 1 else 0  # the recompute draws more: a planted bug
+        return rt.dropout(x, 0.5) + rt.rand(x.numel() + extra)[: x.numel()].view_as(x) * 0
+
+    x = torch.ones(64, requires_grad=True)
+    y = checkpoint(flaky, x)
+    with pytest.raises(rngtrk.ReplayMismatchError, match="expected"):
+        y.sum().backward()

@@ -42,6 +42,10 @@ pub enum ErrorKind {
     WrongRank,
     /// `RNGTRK_E_IO`: a checkpoint file could not be read or written.
     Io,
+    /// `RNGTRK_E_STREAM_REUSE`: the ledger refused numbers handed out already.
+    StreamReuse,
+    /// `RNGTRK_E_REPLAY_MISMATCH`: a replay drew differently from the forward.
+    ReplayMismatch,
     /// A status code this crate does not know (from a newer library).
     Other,
 }
@@ -63,6 +67,8 @@ impl ErrorKind {
             sys::rngtrk_status::RNGTRK_E_INTERNAL => ErrorKind::Internal,
             sys::rngtrk_status::RNGTRK_E_WRONG_RANK => ErrorKind::WrongRank,
             sys::rngtrk_status::RNGTRK_E_IO => ErrorKind::Io,
+            sys::rngtrk_status::RNGTRK_E_STREAM_REUSE => ErrorKind::StreamReuse,
+            sys::rngtrk_status::RNGTRK_E_REPLAY_MISMATCH => ErrorKind::ReplayMismatch,
             _ => ErrorKind::Other,
         }
     }
@@ -168,6 +174,8 @@ mod tests {
             ErrorKind::Internal,
             ErrorKind::WrongRank,
             ErrorKind::Io,
+            ErrorKind::StreamReuse,
+            ErrorKind::ReplayMismatch,
         ];
         for (i, kind) in kinds.iter().enumerate() {
             let code = -(i as i32) - 1;
@@ -176,7 +184,7 @@ mod tests {
             assert_ne!(status_string(code), "unknown status code");
             assert_eq!(error.to_string(), format!("{}: m", status_string(code)));
         }
-        assert_eq!(Error { code: -15, message: String::new() }.kind(), ErrorKind::Other);
+        assert_eq!(Error { code: -17, message: String::new() }.kind(), ErrorKind::Other);
         assert_eq!(Error { code: 1, message: String::new() }.kind(), ErrorKind::Other);
         assert_eq!(Error::invalid("x".into()).kind(), ErrorKind::InvalidArgument);
     }

@@ -130,6 +130,7 @@ pub mod cuda;
 mod distributed;
 mod error;
 mod generation;
+mod ledger;
 mod sampling;
 mod state;
 mod tracker;
@@ -148,6 +149,7 @@ pub use distributed::{
 };
 pub use error::{status_string, Error, ErrorKind};
 pub use generation::{philox4x32_10, random_u32, uniform_f32};
+pub use ledger::{LedgerMode, LedgerOverlap, ReplayGuard};
 pub use sampling::{
     cpu_path, dropout, dropout_in_place, sample, sample_slice, BF16Bits, Distribution, Dtype, Element, F16Bits, Layout,
     SampleSpec,

@@ -78,6 +78,14 @@ impl rngtrk_status {
     pub const RNGTRK_E_IO: rngtrk_status = rngtrk_status(-14);
 }
 impl rngtrk_status {
+    #[doc = "< the ledger: a reservation overlaps numbers already handed out"]
+    pub const RNGTRK_E_STREAM_REUSE: rngtrk_status = rngtrk_status(-15);
+}
+impl rngtrk_status {
+    #[doc = "< the ledger: a replay's reservations differ from the forward's"]
+    pub const RNGTRK_E_REPLAY_MISMATCH: rngtrk_status = rngtrk_status(-16);
+}
+impl rngtrk_status {
     #[doc = "< not a status: makes any int a valid value in C++"]
     pub const RNGTRK_STATUS_RANGE_: rngtrk_status = rngtrk_status(2147483647);
 }
@@ -1497,6 +1505,274 @@ extern "C" {
         global_shape: *const u64,
         start: *mut u64,
         local_shape: *mut u64,
+    ) -> rngtrk_status;
+}
+#[doc = "< no ledger (the default): nothing recorded, no cost"]
+pub const rngtrk_ledger_mode_RNGTRK_LEDGER_OFF: rngtrk_ledger_mode = 0;
+#[doc = "< refuse it: RNGTRK_E_STREAM_REUSE, nothing changes"]
+pub const rngtrk_ledger_mode_RNGTRK_LEDGER_RAISE: rngtrk_ledger_mode = 1;
+#[doc = "< hand it out and record the overlap"]
+pub const rngtrk_ledger_mode_RNGTRK_LEDGER_RECORD: rngtrk_ledger_mode = 2;
+#[doc = "< not a mode: any int is a valid value in C++"]
+pub const rngtrk_ledger_mode_RNGTRK_LEDGER_RANGE_: rngtrk_ledger_mode = 2147483647;
+#[doc = " What the ledger does with a reservation that overlaps an earlier one."]
+pub type rngtrk_ledger_mode = ::std::os::raw::c_uint;
+#[doc = " One recorded overlap (RNGTRK_LEDGER_RECORD): a later reservation whose"]
+#[doc = "  offset range on `seed` overlapped an earlier one.  Ranges are offsets"]
+#[doc = "  [begin, end); sequences number the reservations from 0."]
+#[repr(C)]
+pub struct rngtrk_overlap {
+    pub seed: u64,
+    #[doc = "< 0 when earlier_known is 0"]
+    pub earlier_begin: u64,
+    #[doc = "< 0 when earlier_known is 0"]
+    pub earlier_end: u64,
+    #[doc = "< 0 when earlier_known is 0"]
+    pub earlier_sequence: u64,
+    pub later_begin: u64,
+    pub later_end: u64,
+    pub later_sequence: u64,
+    #[doc = "< 0: the earlier reservation had left the ledger's log (its capacity)"]
+    pub earlier_known: u32,
+    #[doc = "< 0"]
+    pub reserved: u32,
+    #[doc = "< the later reservation's state; \"\" for the default state"]
+    pub name: [::std::os::raw::c_char; 256usize],
+}
+#[test]
+fn bindgen_test_layout_rngtrk_overlap() {
+    assert_eq!(
+        ::std::mem::size_of::<rngtrk_overlap>(),
+        320usize,
+        concat!("Size of: ", stringify!(rngtrk_overlap))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<rngtrk_overlap>(),
+        8usize,
+        concat!("Alignment of ", stringify!(rngtrk_overlap))
+    );
+    fn test_field_seed() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).seed) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(seed)
+            )
+        );
+    }
+    test_field_seed();
+    fn test_field_earlier_begin() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).earlier_begin) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(earlier_begin)
+            )
+        );
+    }
+    test_field_earlier_begin();
+    fn test_field_earlier_end() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).earlier_end) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(earlier_end)
+            )
+        );
+    }
+    test_field_earlier_end();
+    fn test_field_earlier_sequence() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).earlier_sequence) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(earlier_sequence)
+            )
+        );
+    }
+    test_field_earlier_sequence();
+    fn test_field_later_begin() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).later_begin) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(later_begin)
+            )
+        );
+    }
+    test_field_later_begin();
+    fn test_field_later_end() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).later_end) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(later_end)
+            )
+        );
+    }
+    test_field_later_end();
+    fn test_field_later_sequence() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).later_sequence) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(later_sequence)
+            )
+        );
+    }
+    test_field_later_sequence();
+    fn test_field_earlier_known() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).earlier_known) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(earlier_known)
+            )
+        );
+    }
+    test_field_earlier_known();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            60usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_overlap>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_overlap),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
+}
+extern "C" {
+    #[doc = " Turns the tracker's ledger on (or off) and starts it empty.  While on,"]
+    #[doc = "  every reservation — rngtrk_tracker_advance and every tracker-level draw"]
+    #[doc = "  — records (state, seed, offset range, sequence number) and is checked:"]
+    #[doc = "  outside a replay, a range overlapping an earlier one on the same seed is"]
+    #[doc = "  refused (RAISE: RNGTRK_E_STREAM_REUSE naming the state, both ranges and"]
+    #[doc = "  the earlier reservation's number; nothing changes) or recorded (RECORD)."]
+    #[doc = "  `capacity` (0: 2^20) bounds the log of reservations replays compare"]
+    #[doc = "  against (oldest dropped first) and the merged ranges kept per seed (past"]
+    #[doc = "  it, new ranges are no longer recorded).  The ledger survives"]
+    #[doc = "  set_states, reset and load, and is not written into checkpoints."]
+    #[doc = "  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (unknown mode, a"]
+    #[doc = "  replay open)."]
+    pub fn rngtrk_tracker_set_ledger(
+        t: *mut rngtrk_tracker,
+        mode: rngtrk_ledger_mode,
+        capacity: u64,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    #[doc = " A position in the ledger: the number of the next reservation.  A region"]
+    #[doc = "  runs from a mark to the next mark taken (or to now).  Returns"]
+    #[doc = "  `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (ledger off, a replay open)."]
+    pub fn rngtrk_tracker_ledger_mark(t: *mut rngtrk_tracker, out: *mut u64) -> rngtrk_status;
+}
+extern "C" {
+    #[doc = " Starts replaying the region of `mark`: until rngtrk_tracker_replay_end,"]
+    #[doc = "  every reservation must equal, in order, the one recorded at the same"]
+    #[doc = "  place of the region (same state, seed and range); the first that differs"]
+    #[doc = "  fails with RNGTRK_E_REPLAY_MISMATCH (expected and actual in the message)"]
+    #[doc = "  and changes nothing.  This is the contract of activation recomputation:"]
+    #[doc = "  restore the states saved before the forward, replay, end.  Returns"]
+    #[doc = "  `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` (ledger off, not a mark, a"]
+    #[doc = "  replay already open) or `RNGTRK_E_REPLAY_MISMATCH` (the log no longer"]
+    #[doc = "  holds the region)."]
+    pub fn rngtrk_tracker_replay_begin(t: *mut rngtrk_tracker, mark: u64) -> rngtrk_status;
+}
+extern "C" {
+    #[doc = " Ends the open replay; `RNGTRK_E_REPLAY_MISMATCH` if it made fewer"]
+    #[doc = "  reservations than the region holds (the replay ends either way)."]
+    pub fn rngtrk_tracker_replay_end(t: *mut rngtrk_tracker) -> rngtrk_status;
+}
+extern "C" {
+    #[doc = " The overlaps RECORD mode recorded: `*count` is set to their number;"]
+    #[doc = "  up to `capacity` are written to `out` (NULL with capacity 0 asks for the"]
+    #[doc = "  count).  `RNGTRK_E_BUFFER_TOO_SMALL` when capacity < count."]
+    pub fn rngtrk_tracker_ledger_overlaps(
+        t: *const rngtrk_tracker,
+        out: *mut rngtrk_overlap,
+        capacity: usize,
+        count: *mut usize,
     ) -> rngtrk_status;
 }
 extern "C" {

@@ -1,0 +1,167 @@
+//! The reservation ledger (`docs/ledger.md`): catches reused random numbers
+//! and proves that a recomputation replays the forward's draws exactly.
+//!
+//! ```
+//! use rngtrk::{ErrorKind, LedgerMode, Tracker};
+//! let mut t = Tracker::new()?;
+//! t.add("model-parallel-rng", 3952)?;
+//! t.set_ledger(LedgerMode::Raise, 0)?;
+//! let start = t.states()?;
+//! let mark = t.mark()?;
+//! t.fork("model-parallel-rng")?.advance(4096)?;   // the forward
+//! t.mark()?;                                        // the region ends
+//! let after = t.states()?;
+//! // Recompute: restore, replay, and the same draw passes...
+//! let restore = |t: &mut Tracker, s: &[(String, rngtrk::PhiloxState)]| {
+//!     let v: Vec<(&str, rngtrk::PhiloxState)> = s.iter().map(|(n, st)| (n.as_str(), *st)).collect();
+//!     t.set_states(&v)
+//! };
+//! restore(&mut t, &start)?;
+//! {
+//!     let mut replay = t.replay(mark)?;
+//!     replay.fork("model-parallel-rng")?.advance(4096)?;
+//!     replay.end()?;
+//! }
+//! restore(&mut t, &after)?;
+//! // ...while drawing the forward's numbers again outside a replay is refused.
+//! restore(&mut t, &start)?;
+//! let e = t.fork("model-parallel-rng")?.advance(8).unwrap_err();
+//! assert_eq!(e.kind(), ErrorKind::StreamReuse);
+//! # Ok::<(), rngtrk::Error>(())
+//! ```
+use std::ffi::CStr;
+use std::ops::{Deref, DerefMut};
+
+use crate::error::{check, Error};
+use crate::sys;
+use crate::tracker::Tracker;
+
+/// What the ledger does with a reservation that overlaps an earlier one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LedgerMode {
+    /// No ledger (the default): nothing recorded, no cost.
+    Off,
+    /// Refuse it with [`ErrorKind::StreamReuse`](crate::ErrorKind::StreamReuse); nothing changes.
+    Raise,
+    /// Hand it out and record the overlap ([`Tracker::ledger_overlaps`]).
+    Record,
+}
+
+/// An overlap recorded in [`LedgerMode::Record`]: the later reservation's
+/// state (`""` for the default state), the seed, and both offset ranges
+/// `[begin, end)` with their sequence numbers (`earlier` is `None` when the
+/// ledger's log no longer held it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LedgerOverlap {
+    /// The later reservation's state.
+    pub name: String,
+    /// The seed both ranges are on.
+    pub seed: u64,
+    /// The earlier reservation: (begin, end, sequence).
+    pub earlier: Option<(u64, u64, u64)>,
+    /// The later reservation: (begin, end, sequence).
+    pub later: (u64, u64, u64),
+}
+
+impl Tracker {
+    /// Turns the ledger on (or off), empty; `capacity` (0: 2^20) bounds the
+    /// reservations kept for replays.  The ledger survives `set_states`,
+    /// `reset` and `load`, and is not written into checkpoints.
+    pub fn set_ledger(&mut self, mode: LedgerMode, capacity: u64) -> Result<(), Error> {
+        let mode = match mode {
+            LedgerMode::Off => sys::rngtrk_ledger_mode_RNGTRK_LEDGER_OFF,
+            LedgerMode::Raise => sys::rngtrk_ledger_mode_RNGTRK_LEDGER_RAISE,
+            LedgerMode::Record => sys::rngtrk_ledger_mode_RNGTRK_LEDGER_RECORD,
+        };
+        // SAFETY: valid handle.
+        check(unsafe { sys::rngtrk_tracker_set_ledger(self.raw_mut(), mode, capacity) })
+    }
+
+    /// A position in the ledger; a region runs from a mark to the next mark
+    /// taken.  Errors: `InvalidArgument` (ledger off, a replay open).
+    pub fn mark(&mut self) -> Result<u64, Error> {
+        let mut out = 0u64;
+        // SAFETY: valid handle and out-pointer.
+        check(unsafe { sys::rngtrk_tracker_ledger_mark(self.raw_mut(), &mut out) })?;
+        Ok(out)
+    }
+
+    /// Starts replaying the region of `mark`: while the guard lives, every
+    /// reservation must equal the forward's, in order
+    /// ([`ErrorKind::ReplayMismatch`](crate::ErrorKind::ReplayMismatch) at
+    /// the first that differs).  [`ReplayGuard::end`] also fails if the
+    /// replay drew less; dropping the guard ends the replay silently.
+    pub fn replay(&mut self, mark: u64) -> Result<ReplayGuard<'_>, Error> {
+        // SAFETY: valid handle.
+        check(unsafe { sys::rngtrk_tracker_replay_begin(self.raw_mut(), mark) })?;
+        Ok(ReplayGuard { tracker: self, open: true })
+    }
+
+    /// The overlaps [`LedgerMode::Record`] recorded.
+    pub fn ledger_overlaps(&self) -> Result<Vec<LedgerOverlap>, Error> {
+        let mut count = 0usize;
+        // SAFETY: a count query (NULL, capacity 0).
+        let status = unsafe { sys::rngtrk_tracker_ledger_overlaps(self.raw(), std::ptr::null_mut(), 0, &mut count) };
+        if status != sys::rngtrk_status::RNGTRK_E_BUFFER_TOO_SMALL {
+            check(status)?;
+        }
+        // SAFETY: plain integers and a char array: zero is valid.
+        let mut items: Vec<sys::rngtrk_overlap> = (0..count).map(|_| unsafe { std::mem::zeroed() }).collect();
+        // SAFETY: `items` holds `count` structs.
+        check(unsafe { sys::rngtrk_tracker_ledger_overlaps(self.raw(), items.as_mut_ptr(), count, &mut count) })?;
+        Ok(items
+            .iter()
+            .take(count)
+            .map(|o| LedgerOverlap {
+                // SAFETY: the library NUL-terminates the name within the array.
+                name: unsafe { CStr::from_ptr(o.name.as_ptr()) }.to_string_lossy().into_owned(),
+                seed: o.seed,
+                earlier: (o.earlier_known != 0).then(|| (o.earlier_begin, o.earlier_end, o.earlier_sequence)),
+                later: (o.later_begin, o.later_end, o.later_sequence),
+            })
+            .collect())
+    }
+}
+
+/// An open replay ([`Tracker::replay`]); reach the tracker through it.
+pub struct ReplayGuard<'t> {
+    tracker: &'t mut Tracker,
+    open: bool,
+}
+
+impl ReplayGuard<'_> {
+    /// Ends the replay; `ReplayMismatch` if it drew less than the forward.
+    pub fn end(mut self) -> Result<(), Error> {
+        self.open = false;
+        // SAFETY: valid handle.
+        check(unsafe { sys::rngtrk_tracker_replay_end(self.tracker.raw_mut()) })
+    }
+}
+
+impl Deref for ReplayGuard<'_> {
+    type Target = Tracker;
+    fn deref(&self) -> &Tracker {
+        self.tracker
+    }
+}
+
+impl DerefMut for ReplayGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Tracker {
+        self.tracker
+    }
+}
+
+impl Drop for ReplayGuard<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            // SAFETY: valid handle; Drop cannot report (use end()).
+            let _ = unsafe { sys::rngtrk_tracker_replay_end(self.tracker.raw_mut()) };
+        }
+    }
+}
+
+impl std::fmt::Debug for ReplayGuard<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReplayGuard").field("open", &self.open).field("tracker", &*self.tracker).finish()
+    }
+}

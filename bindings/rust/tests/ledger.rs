@@ -1,0 +1,73 @@
+//! The ledger from Rust: reuse refused (nothing moves) or recorded, a
+//! divergent replay refused at the first difference, a short one at its end,
+//! and the guard ending the replay when dropped.
+mod common;
+
+use rngtrk::{ErrorKind, LedgerMode, PhiloxState, Tracker};
+
+fn seeded(mode: LedgerMode) -> Tracker {
+    let mut t = Tracker::new().unwrap();
+    t.manual_seed(1234).unwrap();
+    t.add("model-parallel-rng", 3952).unwrap();
+    t.set_ledger(mode, 0).unwrap();
+    t
+}
+
+#[test]
+fn reuse_is_refused_or_recorded() {
+    let mut t = seeded(LedgerMode::Raise);
+    t.advance(64).unwrap();
+    t.set_default_state(PhiloxState::new(1234, 32)).unwrap();
+    let before = common::snapshot(&t);
+    let e = t.advance(8).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::StreamReuse);
+    assert!(e.message().contains("[32, 40)") && e.message().contains("[0, 64)"), "{}", e);
+    assert_eq!(common::snapshot(&t), before);
+
+    let mut r = seeded(LedgerMode::Record);
+    r.advance(64).unwrap();
+    r.set_default_state(PhiloxState::new(1234, 32)).unwrap();
+    r.advance(8).unwrap();
+    let overlaps = r.ledger_overlaps().unwrap();
+    assert_eq!(overlaps.len(), 1);
+    assert_eq!((overlaps[0].seed, overlaps[0].earlier, overlaps[0].later), (1234, Some((0, 64, 0)), (32, 40, 1)));
+    assert_eq!(overlaps[0].name, "");
+}
+
+#[test]
+fn replays_must_equal_the_forward() {
+    let mut t = seeded(LedgerMode::Raise);
+    let mark = t.mark().unwrap();
+    t.fork("model-parallel-rng").unwrap().advance(4096).unwrap();
+    t.advance(100).unwrap();
+    t.mark().unwrap();
+    let end_state = (t.default_state(), t.state("model-parallel-rng").unwrap());
+    let rewind = |t: &mut Tracker| {
+        t.set_default_state(PhiloxState::new(1234, 0)).unwrap();
+        t.set_state("model-parallel-rng", PhiloxState::new(3952, 0)).unwrap();
+    };
+    // Faithful.
+    rewind(&mut t);
+    {
+        let mut replay = t.replay(mark).unwrap();
+        replay.fork("model-parallel-rng").unwrap().advance(4096).unwrap();
+        replay.advance(100).unwrap();
+        replay.end().unwrap();
+    }
+    // One number more: refused at that reservation.
+    rewind(&mut t);
+    {
+        let mut replay = t.replay(mark).unwrap();
+        let e = replay.fork("model-parallel-rng").unwrap().advance(4097).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ReplayMismatch);
+        assert!(e.message().contains("expected state 'model-parallel-rng'"), "{}", e);
+    } // dropped: the replay ends
+      // A draw skipped: refused at the end.
+    rewind(&mut t);
+    let mut replay = t.replay(mark).unwrap();
+    replay.fork("model-parallel-rng").unwrap().advance(4096).unwrap();
+    assert_eq!(replay.end().unwrap_err().kind(), ErrorKind::ReplayMismatch);
+    t.set_default_state(end_state.0).unwrap();
+    t.set_state("model-parallel-rng", end_state.1).unwrap();
+    assert_eq!(t.replay(mark + 100).unwrap_err().kind(), ErrorKind::InvalidArgument);
+}
