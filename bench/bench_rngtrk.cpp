@@ -21,12 +21,16 @@ namespace {
 
 // ---- fork / restore --------------------------------------------------------
 
-void BM_rngtrk_fork_advance_restore(benchmark::State &st) {
+// One dropout site's bookkeeping: fork, advance by 4096, restore; with the
+// reservation ledger in `mode` (off, or RAISE: every advance is checked
+// against and merged into its seed's handed-out ranges, and logged).
+void fork_advance_restore(benchmark::State &st, rngtrk_ledger_mode mode) {
     rngtrk_tracker *t = nullptr;
     rngtrk_tracker_new(&t);
     rngtrk_tracker_add(t, "data-parallel-rng", 1234);
     rngtrk_tracker_add(t, "model-parallel-rng", 3955);
     rngtrk_tracker_add(t, "expert-parallel-rng", 2358);
+    rngtrk_tracker_set_ledger(t, mode, 0);
     rngtrk_philox_state s;
     for (auto _ : st) {
         rngtrk_tracker_fork(t, "model-parallel-rng");
@@ -36,27 +40,12 @@ void BM_rngtrk_fork_advance_restore(benchmark::State &st) {
     }
     rngtrk_tracker_free(t);
 }
+
+void BM_rngtrk_fork_advance_restore(benchmark::State &st) { fork_advance_restore(st, RNGTRK_LEDGER_OFF); }
 BENCHMARK(BM_rngtrk_fork_advance_restore);
 
-// The same step with the reservation ledger on (RNGTRK_LEDGER_RAISE): every
-// advance is checked against and merged into the seed's handed-out ranges and
-// logged for replays.  Compared with the plain step above in the same run.
-void BM_rngtrk_fork_advance_restore_ledger(benchmark::State &st) {
-    rngtrk_tracker *t = nullptr;
-    rngtrk_tracker_new(&t);
-    rngtrk_tracker_add(t, "data-parallel-rng", 1234);
-    rngtrk_tracker_add(t, "model-parallel-rng", 3955);
-    rngtrk_tracker_add(t, "expert-parallel-rng", 2358);
-    rngtrk_tracker_set_ledger(t, RNGTRK_LEDGER_RAISE, 0);
-    rngtrk_philox_state s;
-    for (auto _ : st) {
-        rngtrk_tracker_fork(t, "model-parallel-rng");
-        rngtrk_tracker_advance(t, 4096, &s);
-        rngtrk_tracker_restore(t, "model-parallel-rng");
-        benchmark::DoNotOptimize(s);
-    }
-    rngtrk_tracker_free(t);
-}
+// Compared with the step above in the same run (bench/ratios.py).
+void BM_rngtrk_fork_advance_restore_ledger(benchmark::State &st) { fork_advance_restore(st, RNGTRK_LEDGER_RAISE); }
 BENCHMARK(BM_rngtrk_fork_advance_restore_ledger);
 
 // The reference: TransformerEngine's fork copies the named state into the
