@@ -73,10 +73,14 @@ def _metadata():
 def _package_files():
     """(path inside the archive, bytes) of the package's sources."""
     files = []
-    for name in sorted(os.listdir(os.path.join(HERE, PACKAGE))):
-        if name.endswith(".py"):
-            with open(os.path.join(HERE, PACKAGE, name), "rb") as f:
-                files.append((f"{PACKAGE}/{name}", f.read()))
+    top = os.path.join(HERE, PACKAGE)
+    for folder, subfolders, names in os.walk(top):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")  # rngtrk/torch/ and the like
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as f:
+                    files.append((f"{PACKAGE}/{os.path.relpath(path, top).replace(os.sep, '/')}", f.read()))
     return files
 
 

@@ -95,6 +95,11 @@ def test_the_wheel_records_every_file_with_its_hash(tmp_path, monkeypatch, bundl
         if digest:
             assert int(size) == len(wheel.read(path))
     assert "rngtrk/_cdef.py" in names
+    # Every module of the source tree, subpackages included (rngtrk/torch/).
+    package = os.path.join(BINDING_DIR, "rngtrk")
+    sources = {"rngtrk/" + os.path.relpath(os.path.join(d, f), package).replace(os.sep, "/")
+               for d, _, fs in os.walk(package) if "__pycache__" not in d for f in fs if f.endswith(".py")}
+    assert "rngtrk/torch/_tracker.py" in sources and sources <= names, sorted(sources - names)
     # From a checkout the library is in the wheel (tagged for this platform)
     # unless RNGTRK_BUNDLE_LIBRARY=none asks for a pure-Python one.
     assert ("rngtrk/librngtrk.so.0" in names) == (bundle != "none")
