@@ -21,8 +21,9 @@ sys.path.insert(0, os.path.join(TOP, "bindings", "python"))
 
 def exported(library):
     out = subprocess.run(["nm", "-D", "--defined-only", library], check=True, stdout=subprocess.PIPE, text=True)
+    # Functions only ("T"): the version node's own symbol (rngtrk_0.1, "A") is not one.
     return {line.split()[-1].split("@")[0] for line in out.stdout.splitlines()
-            if line.split() and line.split()[-1].startswith("rngtrk_")}
+            if len(line.split()) == 3 and line.split()[1] == "T"}
 
 
 def manifest(path):

@@ -100,7 +100,7 @@ else
 fi
 check "rngtrk_device.cuh on the host equals the library" "$build/tests/device_header_host"
 check "crash-safe checkpoint files under SIGKILL" "$build/tests/crash_safe_test"
-check "exports: rngtrk_* only, each in the RNGTRK_ version node" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/rngtrk.h"
+check "exports: rngtrk_* only (version nodes too), each function in an rngtrk_N.M node" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/rngtrk.h"
 check "the ABI gate fails on breaks and passes additions" "$top/tests/abi_gate_test.sh"
 check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")"
 check "install + pkg-config consumer" "$top/tests/install_test.sh"
