@@ -51,24 +51,24 @@ bool Ledger::earlier_on(uint64_t seed, uint64_t begin, uint64_t end, Reservation
     return false;
 }
 
-void Ledger::insert(IntervalSet &set, uint64_t begin, uint64_t end, uint64_t sequence) {
+void Ledger::insert(IntervalSet &set, uint64_t begin, uint64_t end) {
     // Merge with the interval before (touching or overlapping) and every
     // interval it reaches after; allocate at most one node, before erasing.
     auto next = set.upper_bound(begin);
     IntervalSet::iterator at;
-    if (next != set.begin() && std::prev(next)->second.end >= begin) {
+    if (next != set.begin() && std::prev(next)->second >= begin) {
         at = std::prev(next);
-        if (end > at->second.end) at->second.end = end;
+        if (end > at->second) at->second = end;
     } else {
         if (interval_count_ >= capacity_) {
             saturated_ = true;  // stop recording new ranges; checks go on against the kept ones
             return;
         }
-        at = set.emplace_hint(next, begin, Interval{end, sequence});
+        at = set.emplace_hint(next, begin, end);
         ++interval_count_;
     }
-    for (auto it = std::next(at); it != set.end() && it->first <= at->second.end;) {
-        if (it->second.end > at->second.end) at->second.end = it->second.end;
+    for (auto it = std::next(at); it != set.end() && it->first <= at->second;) {
+        if (it->second > at->second) at->second = it->second;
         it = set.erase(it);
         --interval_count_;
     }
@@ -100,7 +100,7 @@ void Ledger::reserve(std::string_view name, uint64_t seed, uint64_t begin, uint6
     bool overlap = false;
     if (set != nullptr && begin < end) {
         auto next = set->upper_bound(begin);
-        overlap = (next != set->begin() && std::prev(next)->second.end > begin) ||
+        overlap = (next != set->begin() && std::prev(next)->second > begin) ||
                   (next != set->end() && next->first < end);
     }
     const uint32_t id = name_id(name);  // may grow names_: harmless if what follows throws
@@ -120,7 +120,7 @@ void Ledger::reserve(std::string_view name, uint64_t seed, uint64_t begin, uint6
     try {
         log_.push_back(Entry{id, seed, begin, end});
         try {
-            if (begin < end) insert(set != nullptr ? *set : intervals_[seed], begin, end, next_sequence_);
+            if (begin < end) insert(set != nullptr ? *set : intervals_[seed], begin, end);
         } catch (...) {
             log_.pop_back();
             throw;

@@ -67,10 +67,6 @@ public:
     bool saturated() const { return saturated_; }
 
 private:
-    struct Interval {
-        uint64_t end;
-        uint64_t first_sequence;
-    };
     // A logged reservation: the state's name as an index into names_ (a
     // tracker has a handful of names; copying one per draw would cost more
     // than the check), its sequence implied by its place in the log.
@@ -78,14 +74,14 @@ private:
         uint32_t name;
         uint64_t seed, begin, end;
     };
-    using IntervalSet = std::map<uint64_t, Interval>;  // begin -> interval; disjoint, merged
+    using IntervalSet = std::map<uint64_t, uint64_t>;  // begin -> end; disjoint, merged
 
     uint32_t name_id(std::string_view name);
     Reservation expand(const Entry &e, uint64_t sequence) const;
     const Entry *logged(uint64_t sequence) const;
     bool earlier_on(uint64_t seed, uint64_t begin, uint64_t end, Reservation *out) const;
     void check_replay(std::string_view name, uint64_t seed, uint64_t begin, uint64_t end);
-    void insert(IntervalSet &set, uint64_t begin, uint64_t end, uint64_t sequence);
+    void insert(IntervalSet &set, uint64_t begin, uint64_t end);
 
     LedgerMode mode_ = LedgerMode::off;
     size_t capacity_ = kDefaultCapacity;
