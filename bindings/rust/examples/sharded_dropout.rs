@@ -11,8 +11,11 @@ const SHAPE: [u64; 2] = [8, 16];
 const RANKS: u64 = 4;
 const SEED: u64 = 1234;
 
+/// A rank's box (start, shape), its dropped-out values, and its tracker's digest after.
+type RankResult = (Vec<u64>, Vec<u64>, Vec<f32>, u64);
+
 /// One rank's step: its box of the activation, dropped out; and its tracker's digest after.
-fn rank_step(rank: u64, spec: &SampleSpec) -> Result<(Vec<u64>, Vec<u64>, Vec<f32>, u64), rngtrk::Error> {
+fn rank_step(rank: u64, spec: &SampleSpec) -> Result<RankResult, rngtrk::Error> {
     let mut tracker = Tracker::new()?;
     tracker.add("sharded-dropout-rng", SEED)?; // the same stream on every rank
     let mesh = MeshPlacement { mesh_shape: &[RANKS], coord: &[rank], placements: &[Placement::Shard(1)] };

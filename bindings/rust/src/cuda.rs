@@ -71,8 +71,7 @@ pub unsafe fn sample_slice<T: Element>(
     device_out: *mut T,
     stream: Stream,
 ) -> Result<(), Error> {
-    let count = local_shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d)).unwrap_or(u64::MAX);
-    crate::sampling::check_box(global_shape, start, local_shape, count as usize)?;
+    let count = crate::sampling::box_count(global_shape, start, local_shape)?;
     let c = spec.c_spec(T::DTYPE)?;
     check(sys::rngtrk_cuda_sample_slice(
         &state.to_c(),

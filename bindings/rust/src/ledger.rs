@@ -116,7 +116,7 @@ impl Tracker {
                 // SAFETY: the library NUL-terminates the name within the array.
                 name: unsafe { CStr::from_ptr(o.name.as_ptr()) }.to_string_lossy().into_owned(),
                 seed: o.seed,
-                earlier: (o.earlier_known != 0).then(|| (o.earlier_begin, o.earlier_end, o.earlier_sequence)),
+                earlier: (o.earlier_known != 0).then_some((o.earlier_begin, o.earlier_end, o.earlier_sequence)),
                 later: (o.later_begin, o.later_end, o.later_sequence),
             })
             .collect())

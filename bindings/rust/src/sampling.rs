@@ -320,10 +320,9 @@ impl SampleSpec {
     }
 }
 
-/// The element count of a box, refused when it disagrees with the output's
-/// length or the shapes' dimension counts disagree: nothing reaches the
-/// library with a buffer of the wrong size.
-pub(crate) fn check_box(global_shape: &[u64], start: &[u64], local_shape: &[u64], out_len: usize) -> Result<(), Error> {
+/// The element count of a box; refused when the shapes' dimension counts
+/// disagree or the count passes 2^64.
+pub(crate) fn box_count(global_shape: &[u64], start: &[u64], local_shape: &[u64]) -> Result<u64, Error> {
     if global_shape.len() != start.len() || start.len() != local_shape.len() {
         return Err(Error::invalid(format!(
             "global_shape, start and local_shape need the same number of dimensions (got {}, {} and {})",
@@ -332,12 +331,20 @@ pub(crate) fn check_box(global_shape: &[u64], start: &[u64], local_shape: &[u64]
             local_shape.len()
         )));
     }
-    let count = local_shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
-    match count {
-        Some(n) if n == out_len as u64 => Ok(()),
-        Some(n) => Err(Error::invalid(format!("the box holds {} elements but the output holds {}", n, out_len))),
-        None => Err(Error::overflow("the box's element count passes 2^64".into())),
+    local_shape
+        .iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| Error::overflow("the box's element count passes 2^64".into()))
+}
+
+/// [`box_count`], which must also be the output's length: nothing reaches
+/// the library with a buffer of the wrong size.
+pub(crate) fn check_box(global_shape: &[u64], start: &[u64], local_shape: &[u64], out_len: usize) -> Result<(), Error> {
+    let n = box_count(global_shape, start, local_shape)?;
+    if n != out_len as u64 {
+        return Err(Error::invalid(format!("the box holds {} elements but the output holds {}", n, out_len)));
     }
+    Ok(())
 }
 
 /// Dropout's input and output must be the same length.
