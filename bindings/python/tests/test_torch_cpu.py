@@ -343,6 +343,22 @@ def test_checkpointed_recompute_replays_exactly_and_gives_the_same_gradients():
         y.sum().backward()
 
 
+def test_checkpoint_takes_non_tensor_arguments_anywhere():
+    from rngtrk.torch.checkpoint import checkpoint
+    t = rt.get_rng_state_tracker()
+    t.tracker.set_ledger("raise")
+
+    def scaled_dropout(scale, x, p, w):
+        return rt.dropout(x * w, p) * scale
+
+    x, w = torch.ones(32, requires_grad=True), torch.full((32,), 2.0, requires_grad=True)
+    y = checkpoint(scaled_dropout, 3.0, x, 0.25, w)
+    y.sum().backward()
+    kept = y.detach() != 0
+    assert torch.equal(x.grad, kept.float() * 2.0 * 3.0 / 0.75)
+    assert torch.equal(w.grad, kept.float() * 1.0 * 3.0 / 0.75)
+
+
 def test_a_recompute_that_draws_differently_is_caught_in_backward():
     from rngtrk.torch.checkpoint import checkpoint
     t = rt.get_rng_state_tracker()

@@ -67,8 +67,13 @@ class _Checkpoint(torch.autograd.Function):
     @staticmethod
     def backward(ctx, *grads):
         saved, others = iter(ctx.saved_tensors), iter(ctx.others)
-        args = [next(saved).detach().requires_grad_(t.requires_grad) if is_t else next(others)
-                for is_t, t in zip(ctx.layout, [*ctx.saved_tensors] + [None] * len(ctx.others))]
+        args = []
+        for is_tensor in ctx.layout:  # the arguments in their order, tensors detached
+            if is_tensor:
+                t = next(saved)
+                args.append(t.detach().requires_grad_(t.requires_grad))
+            else:
+                args.append(next(others))
         after = _snapshot(ctx.inner)
         _restore(ctx.inner, ctx.before)
         try:
