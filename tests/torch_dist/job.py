@@ -91,13 +91,10 @@ def train(args):
                        os.path.join(args.dir, f"rank{dist.get_rank()}.pt"))
         x = torch.arange(BATCH * FEATURES, dtype=torch.float32).reshape(BATCH, FEATURES) / 100 + dp
         h = x @ weight
+        drawn_from = shard.get_state("sharded-dropout-rng")
         mask = step_masks(shard, tp, tp_size, tp_group, by_rows=False)
         # The gathered mask equals the unsharded mask drawn here alone.
-        whole = sharded_tracker()
-        whole.set_states({"sharded-dropout-rng": rngtrk.PhiloxState(SEED + 99, shard.get_state("sharded-dropout-rng")
-                                                                    .offset - 4 * ((BATCH * HIDDEN + 3) // 4))})
-        with whole.fork("sharded-dropout-rng"):
-            unsharded = rt.dropout(torch.ones(BATCH, HIDDEN), P, tracker=whole)
+        unsharded = rt.dropout(torch.ones(BATCH, HIDDEN), P, state=drawn_from)
         check(torch.equal(mask, unsharded), f"step {step}: the TP shards' masks are the unsharded mask")
         recorded.append(mask)
         cols = HIDDEN // tp_size

@@ -51,9 +51,10 @@ def _numel(shape, what):
 
 
 def _source(state, tracker):
-    """(the state to draw from, a function that commits the draw's increment)."""
+    """(the state to draw from, a function that moves the tracker past an
+    increment, or None for an explicit state: nothing to move)."""
     if state is not None:
-        return as_state(state), lambda increment: None
+        return as_state(state), None
     tracker = tracker if tracker is not None else get_rng_state_tracker()
     if isinstance(tracker, CudaRNGStatesTracker):
         return tracker.peek(), tracker.consume
@@ -82,13 +83,13 @@ def _draw(shape, dist, rng_dtype, torch_dtype, device, state, tracker, layout, p
     spec = dict(layout=layout, dist=dist, dtype=rng_dtype, **params)
     whole = box[0] if box is not None else shape
     numel = _numel(whole, "the tensor")
-    increment = offset_increment(numel, layout=layout, dist=dist, dtype=rng_dtype,
-                                 **{k: v for k, v in params.items() if k in _GEOMETRY})
     start, commit = _source(state, tracker)
     if out is None:
         out = torch.empty(shape, dtype=torch_dtype, device=device)
     _fill(out, start, spec, box)
-    commit(increment)
+    if commit is not None:  # only a tracker moves, once the tensor is filled
+        commit(offset_increment(numel, layout=layout, dist=dist, dtype=rng_dtype,
+                                **{k: v for k, v in params.items() if k in _GEOMETRY}))
     return out
 
 

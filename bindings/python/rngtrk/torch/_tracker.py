@@ -142,6 +142,12 @@ class CudaRNGStatesTracker:
                 self.tracker.set_state(name, state_of(torch.cuda.get_rng_state()))
                 torch.cuda.set_rng_state(outside)
 
+    def seed_rank(self, policy, seed, **rank):
+        """rngtrk.Tracker.seed_rank, with the graph-safe generators following."""
+        self.tracker.seed_rank(policy, seed, **rank)
+        if self.graph_safe:
+            self._refresh_generators()
+
     # -- checkpoints ----------------------------------------------------------------
 
     def state_dict(self):
@@ -255,9 +261,7 @@ def model_parallel_cuda_manual_seed(seed, *, tp_rank=None, ep_rank=0, etp_rank=0
         tracker = CudaRNGStatesTracker(use_cudagraphable_rng=bool(use_cudagraphable_rng))
     else:
         tracker = _TRACKER
-    tracker.tracker.seed_rank("megatron", seed, tp=tp, ep=ep, etp=etp, **context)
-    if tracker.graph_safe:
-        tracker._refresh_generators()
+    tracker.seed_rank("megatron", seed, tp=tp, ep=ep, etp=etp, **context)
     _TRACKER = tracker
     if cuda_ready():
         torch.cuda.manual_seed(seed)

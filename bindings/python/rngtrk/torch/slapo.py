@@ -30,9 +30,7 @@ def model_parallel_cuda_manual_seed(seed, tp_rank, always_enable_tp_seed=False):
     (and the CUDA generator) with that seed when always_enable_tp_seed, else
     with `seed`.  Returns the tensor-parallel seed."""
     tracker = get_rng_state_tracker()
-    tracker.tracker.seed_rank("slapo", seed, tp=tp_rank, always_enable_tp_seed=always_enable_tp_seed)
-    if tracker.graph_safe:
-        tracker._refresh_generators()
+    tracker.seed_rank("slapo", seed, tp=tp_rank, always_enable_tp_seed=always_enable_tp_seed)
     tp_seed = tracker.tracker.get_state(MODEL_PARALLEL_RNG).seed
     if cuda_ready():
         torch.cuda.manual_seed(tp_seed if always_enable_tp_seed else seed)
