@@ -1,5 +1,4 @@
 // The distributed-training entry points of the C ABI.
-#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -69,18 +68,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed
         if (!rngtrk::seed_policy_from(static_cast<uint32_t>(policy), &p))
             rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown seed policy " + std::to_string(policy));
         if (flags & ~rngtrk::kSeedKnownFlags) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown seed flags");
-        if (flags & rngtrk::kSeedContextParallel) {
-            if (p != rngtrk::SeedPolicy::megatron)
-                rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "RNGTRK_SEED_CONTEXT_PARALLEL is Megatron-LM's: policy megatron only");
-            if (rank->struct_size < offsetof(rngtrk_parallel_rank, tp_size) + sizeof rank->tp_size)
-                rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "RNGTRK_SEED_CONTEXT_PARALLEL needs the rank's cp, tp_cp and "
-                                                        "tp_size: a struct_size of at least 36");
-            if (c.tp_size == 0 || c.tp >= c.tp_size)
-                rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "tp_size must be at least 1 and above tp (tp " +
-                                                            std::to_string(c.tp) + ", tp_size " +
-                                                            std::to_string(c.tp_size) + ")");
-        }
-        const rngtrk::ParallelRank r{c.tp, c.pp, c.dp, c.ep, c.etp, c.cp, c.tp_cp, c.tp_size};
+        const rngtrk::ParallelRank r{c.tp, c.pp, c.dp, c.ep, c.etp};
         const rngtrk::PolicySeeds seeds = rngtrk::policy_seeds(p, seed, r, flags);
         std::vector<rngtrk::NamedState> entries;
         for (const rngtrk::NamedSeed &n : seeds.named) entries.push_back({n.name, rngtrk::PhiloxState{n.seed, 0}});

@@ -526,12 +526,6 @@ typedef enum rngtrk_seed_policy {
 /** Flag of `rngtrk_tracker_seed_rank` (slapo): the default state takes the
  *  tp seed. */
 #define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
-/** Flag of `rngtrk_tracker_seed_rank` (megatron): also seed current
- *  Megatron-LM's context-parallel states, "context-parallel-rng" (seed +
- *  2718 + 2048 + cp) and "model-and-context-parallel-rng" (seed + 2718 +
- *  tp_size + tp_cp), from the rank's cp, tp_cp and tp_size (docs/pytorch.md).
- *  Added in 0.1. */
-#define RNGTRK_SEED_CONTEXT_PARALLEL 4
 
 /** A rank's coordinates in the parallel layout.  A growable struct: fill it
  *  with `rngtrk_parallel_rank_init` (coordinates 0), then set them. */
@@ -542,12 +536,9 @@ typedef struct rngtrk_parallel_rank {
     uint32_t dp;          /**< data-parallel rank */
     uint32_t ep;          /**< expert-parallel rank */
     uint32_t etp;         /**< expert-tensor-parallel rank */
-    uint32_t cp;          /**< context-parallel rank (RNGTRK_SEED_CONTEXT_PARALLEL; added in 0.1, 0 when absent) */
-    uint32_t tp_cp;       /**< rank in the tensor-and-context-parallel group (likewise) */
-    uint32_t tp_size;     /**< tensor-parallel world size (likewise; at least 1 with the flag) */
 } rngtrk_parallel_rank;
 
-/** The size of the first published `rngtrk_parallel_rank` (up to `etp`). */
+/** The size of the first published `rngtrk_parallel_rank`. */
 #define RNGTRK_PARALLEL_RANK_MIN_SIZE 24
 
 /** Fills the caller's rank of `rank_size` bytes with struct_size and zeros

@@ -36,12 +36,6 @@ PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &r
             out.named = {{"data-parallel-rng", s},
                          {"model-parallel-rng", s + 2718 + r.tp},
                          {"expert-parallel-rng", s + 1024 + 100ull * r.ep + r.etp}};
-            if (flags & kSeedContextParallel) {
-                // Current Megatron-LM's context-parallel states (docs/pytorch.md):
-                // CP-only from seed + 2718 + 2048, TP x CP after the TP seeds.
-                out.named.push_back({"context-parallel-rng", s + 2718 + 2048 + r.cp});
-                out.named.push_back({"model-and-context-parallel-rng", s + 2718 + r.tp_size + r.tp_cp});
-            }
             break;
         }
         case SeedPolicy::slapo: {

@@ -24,7 +24,6 @@ PhiloxState fold_in(const PhiloxState &state, uint64_t d);
 
 struct ParallelRank {  // this rank's coordinates
     uint32_t tp = 0, pp = 0, dp = 0, ep = 0, etp = 0;
-    uint32_t cp = 0, tp_cp = 0, tp_size = 0;  // read with kSeedContextParallel only
 };
 
 struct NamedSeed {

@@ -17,7 +17,6 @@ inline bool seed_policy_from(uint32_t value, SeedPolicy *out) {
 
 constexpr uint32_t kSeedDataParallelRandomInit = 1;  // megatron/derived: default differs per dp rank
 constexpr uint32_t kSeedAlwaysEnableTpSeed = 2;      // slapo: default = tp seed
-constexpr uint32_t kSeedContextParallel = 4;         // megatron: + context-parallel states
-constexpr uint32_t kSeedKnownFlags = kSeedDataParallelRandomInit | kSeedAlwaysEnableTpSeed | kSeedContextParallel;
+constexpr uint32_t kSeedKnownFlags = kSeedDataParallelRandomInit | kSeedAlwaysEnableTpSeed;
 
 }  // namespace rngtrk

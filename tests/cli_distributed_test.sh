@@ -30,11 +30,5 @@ printf '%s\n' "$out" | grep -q '^collision: seed=4052: rank=100 model-parallel-r
 out=$("$cli" seeds --policy derived --seed 1234 --tp 8 --pp 8 --dp 64 --ep 8 --etp 2 --dp-random-init --check); code=$?
 [ $code -eq 0 ] && [ "$(printf '%s\n' "$out" | tail -1)" = "0 collisions" ] || { echo "FAIL: derived: exit $code"; fail=1; }
 "$cli" seeds --policy derived --seed 1 --tp 3 --pp 1 --dp 1 --ep 2 >/dev/null 2>&1 && { echo "FAIL: ep*etp must divide tp*dp"; fail=1; }
-# --cp: current Megatron-LM's context-parallel states (tp fastest, then cp).
-# Rank 7 of tp 4 x cp 2 is tp 3, cp 1, tp x cp rank 7: 123 + 2718 + 2048 + 1 and 123 + 2718 + 4 + 7.
-line=$("$cli" seeds --policy megatron --seed 123 --tp 4 --cp 2 --pp 1 --dp 1 | sed -n 8p)
-want="rank=7 tp=3 pp=0 dp=0 ep=0 etp=0 cp=1 default=123 data-parallel-rng=123 model-parallel-rng=2844 expert-parallel-rng=1147 context-parallel-rng=4890 model-and-context-parallel-rng=2852"
-[ "$line" = "$want" ] || { echo "FAIL: --cp: got '$line'"; fail=1; }
-"$cli" seeds --policy slapo --seed 1 --tp 2 --cp 2 --pp 1 --dp 1 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL: --cp with slapo must be a usage error"; fail=1; }
 [ $fail -eq 0 ] && echo "cli distributed: ok"
 exit $fail

@@ -157,55 +157,6 @@ TEST(Distributed, MegatronAndSlapoSeedsAreTheUpstreamFormulas) {
     EXPECT_EQ(2133u + 2718 + 3, d.seed);
 }
 
-TEST(Distributed, MegatronContextParallelSeedsAreUpstreamsUnitTestValues) {
-    // Megatron-LM's tests/unit_tests/tensor_parallel/test_random.py: seed 123,
-    // tp world 4, cp rank 1, tp x cp rank 3 give 123 + 2718 + 2048 + 1 and
-    // 123 + 2718 + 4 + 3.
-    TrackerPtr t = new_tracker();
-    rngtrk_parallel_rank r = make_rank(3, 0, 0, 0, 0);
-    r.cp = 1, r.tp_cp = 3, r.tp_size = 4;
-    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 123, &r, RNGTRK_SEED_CONTEXT_PARALLEL));
-    const std::map<std::string, uint64_t> want = {{"data-parallel-rng", 123},
-                                                  {"model-parallel-rng", 123 + 2718 + 3},
-                                                  {"expert-parallel-rng", 123 + 1024},
-                                                  {"context-parallel-rng", 123 + 2718 + 2048 + 1},
-                                                  {"model-and-context-parallel-rng", 123 + 2718 + 4 + 3}};
-    EXPECT_EQ(want, named_seeds(t.get()));
-    rngtrk_origin o;
-    ASSERT_OK(RNGTRK_ORIGIN_INIT(&o));
-    ASSERT_OK(rngtrk_tracker_get_origin(t.get(), &o));
-    EXPECT_EQ(uint32_t{RNGTRK_SEED_CONTEXT_PARALLEL}, o.flags);
-    // Without the flag the three fields are not read: the classic states only.
-    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 123, &r, 0));
-    EXPECT_EQ(3u, named_seeds(t.get()).size());
-}
-
-TEST(Distributed, ContextParallelSeedingRefusesWhatItCannotComputeAndChangesNothing) {
-    TrackerPtr t = new_tracker();
-    rngtrk_parallel_rank r = make_rank(1, 0, 0, 0, 0);
-    r.cp = 1, r.tp_cp = 3, r.tp_size = 2;
-    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 5, &r, 0));
-    const Snapshot before = snapshot(t.get());
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT,
-                  rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_SLAPO, 5, &r, RNGTRK_SEED_CONTEXT_PARALLEL));
-    EXPECT_NE(std::string(rngtrk_last_error()).find("policy megatron only"), std::string::npos);
-    rngtrk_parallel_rank no_size = r;
-    no_size.tp_size = 0;
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT,
-                  rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 5, &no_size, RNGTRK_SEED_CONTEXT_PARALLEL));
-    rngtrk_parallel_rank tp_past = r;
-    tp_past.tp = 2;
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT,
-                  rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 5, &tp_past, RNGTRK_SEED_CONTEXT_PARALLEL));
-    // A caller compiled against the first published struct (24 bytes) has no cp fields.
-    rngtrk_parallel_rank old_caller = r;
-    old_caller.struct_size = RNGTRK_PARALLEL_RANK_MIN_SIZE;
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 5, &old_caller,
-                                                                      RNGTRK_SEED_CONTEXT_PARALLEL));
-    EXPECT_NE(std::string(rngtrk_last_error()).find("struct_size of at least 36"), std::string::npos);
-    EXPECT_TRUE(before == snapshot(t.get()));
-}
-
 TEST(Distributed, DerivedSeedsUseFoldInAndNeverCollideOnABigLayout) {
     // fold_in against Random123: Philox(key(seed), counter offset/4 + d).
     rngtrk_philox_state f;

@@ -52,7 +52,7 @@ static int report_collisions(struct seed_entry *entries, size_t n) {
 static int seeds(int argc, char **argv) {
     static const char *const policies[] = {"megatron", "slapo", "derived"};
     int policy = -1, check = 0, dp_random_init = 0, tp_seed = 0;
-    uint32_t TP = 0, PP = 0, DP = 0, EP = 1, ETP = 1, CP = 1;
+    uint32_t TP = 0, PP = 0, DP = 0, EP = 1, ETP = 1;
     uint64_t seed = 0;
     struct option opts[] = {
         {"--policy", OPT_CHOICE, &policy, policies, 3, 0},
@@ -62,7 +62,6 @@ static int seeds(int argc, char **argv) {
         {"--dp", OPT_U32_POS, &DP, NULL, 0, 0},
         {"--ep", OPT_U32_POS, &EP, NULL, 0, 0},
         {"--etp", OPT_U32_POS, &ETP, NULL, 0, 0},
-        {"--cp", OPT_U32_POS, &CP, NULL, 0, 0},
         {"--dp-random-init", OPT_FLAG, &dp_random_init, NULL, 0, 0},
         {"--always-enable-tp-seed", OPT_FLAG, &tp_seed, NULL, 0, 0},
         {"--check", OPT_FLAG, &check, NULL, 0, 0},
@@ -70,19 +69,14 @@ static int seeds(int argc, char **argv) {
     if (parse_options("seeds", opts, sizeof opts / sizeof opts[0], argc, argv) != 0) return EXIT_USAGE;
     if (policy < 0 || !opts[1].given || !TP || !PP || !DP)
         return usage_error("seeds", "needs --policy, --seed, --tp, --pp and --dp (see rngtrk help seeds)");
-    const int with_cp = option_named(opts, sizeof opts / sizeof opts[0], "--cp")->given;
     const uint32_t flags = (dp_random_init ? RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT : 0) |
-                           (tp_seed ? RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED : 0) |
-                           (with_cp ? RNGTRK_SEED_CONTEXT_PARALLEL : 0);
-    /* The expert layout splits each pipeline stage's tp x cp x dp ranks as
+                           (tp_seed ? RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED : 0);
+    /* The expert layout splits each pipeline stage's tp x dp ranks as
      * etp (fastest) x ep x the rest, as Megatron-LM's expert groups do. */
-    const uint64_t stage = (uint64_t)TP * CP * DP;
-    if (stage % ((uint64_t)EP * ETP) != 0)
-        return usage_error("seeds", "--ep * --etp must divide --tp * --cp * --dp");
-    const uint64_t world = stage * PP;
-    if (world > 1000000)
-        return usage_error("seeds", "--tp * --cp * --pp * --dp is %" PRIu64 ", more than a million ranks", world);
-    struct seed_entry *entries = malloc((size_t)world * 6 * sizeof *entries);
+    if (((uint64_t)TP * DP) % ((uint64_t)EP * ETP) != 0) return usage_error("seeds", "--ep * --etp must divide --tp * --dp");
+    const uint64_t world = (uint64_t)TP * PP * DP;
+    if (world > 1000000) return usage_error("seeds", "--tp * --pp * --dp is %" PRIu64 ", more than a million ranks", world);
+    struct seed_entry *entries = malloc((size_t)world * 4 * sizeof *entries);
     rngtrk_tracker *t = NULL;
     if (entries == NULL || rngtrk_tracker_new(&t) != RNGTRK_OK) {
         free(entries);
@@ -92,14 +86,12 @@ static int seeds(int argc, char **argv) {
     int status = 0;
     const int dp_dep = policy == RNGTRK_POLICY_SLAPO || dp_random_init;
     for (uint64_t rank = 0; rank < world && status == 0; ++rank) {
-        /* Megatron's order: tp fastest, then cp, then dp, then pp. */
-        const uint32_t tp = (uint32_t)(rank % TP), cp = (uint32_t)(rank / TP % CP);
-        const uint32_t dp = (uint32_t)(rank / TP / CP % DP), pp = (uint32_t)(rank / stage);
-        const uint64_t in_stage = rank % stage;
+        /* Megatron's order: tp fastest, then dp, then pp. */
+        const uint32_t tp = (uint32_t)(rank % TP), dp = (uint32_t)(rank / TP % DP), pp = (uint32_t)(rank / TP / DP);
+        const uint64_t in_stage = rank % ((uint64_t)TP * DP);
         rngtrk_parallel_rank r;
         RNGTRK_PARALLEL_RANK_INIT(&r);
         r.tp = tp, r.pp = pp, r.dp = dp, r.ep = (uint32_t)(in_stage / ETP % EP), r.etp = (uint32_t)(in_stage % ETP);
-        r.cp = cp, r.tp_cp = cp * TP + tp, r.tp_size = TP;
         const rngtrk_status st = rngtrk_tracker_seed_rank(t, (rngtrk_seed_policy)policy, seed, &r, flags);
         if (st == RNGTRK_E_DUPLICATE_SEED) {
             /* Two of this rank's own states would share a seed: a finding. */
@@ -117,9 +109,8 @@ static int seeds(int argc, char **argv) {
         size_t count = 0;
         rngtrk_tracker_get_default(t, &d);
         rngtrk_tracker_count(t, &count);
-        printf("rank=%" PRIu64 " tp=%u pp=%u dp=%u ep=%u etp=%u", rank, r.tp, r.pp, r.dp, r.ep, r.etp);
-        if (with_cp) printf(" cp=%u", r.cp);
-        printf(" default=%" PRIu64, d.seed);
+        printf("rank=%" PRIu64 " tp=%u pp=%u dp=%u ep=%u etp=%u default=%" PRIu64, rank, r.tp, r.pp, r.dp, r.ep, r.etp,
+               d.seed);
         const int tp_default = policy == RNGTRK_POLICY_SLAPO && tp_seed;
         const int64_t dp_id = dp_dep ? (int64_t)r.dp : -1;
         struct seed_entry e = {d.seed, rank, "default", {tp_default, r.pp, dp_id, tp_default ? (int64_t)r.tp : -1, -1, -1}};
@@ -135,10 +126,6 @@ static int seeds(int argc, char **argv) {
                 x.name = "model-parallel-rng", x.identity[0] = 1, x.identity[3] = r.tp;
             } else if (strcmp(name, "expert-parallel-rng") == 0) {
                 x.name = "expert-parallel-rng", x.identity[0] = 2, x.identity[4] = r.ep, x.identity[5] = r.etp;
-            } else if (strcmp(name, "context-parallel-rng") == 0) {
-                x.name = "context-parallel-rng", x.identity[0] = 3, x.identity[3] = r.cp;
-            } else if (strcmp(name, "model-and-context-parallel-rng") == 0) {
-                x.name = "model-and-context-parallel-rng", x.identity[0] = 4, x.identity[3] = r.tp_cp;
             } /* else data-parallel-rng: the default's stream by design */
             entries[n++] = x;
         }
@@ -161,8 +148,6 @@ const struct command cmd_seeds = {
     "  --seed S                 the job's base seed\n"
     "  --tp A --pp B --dp C     tensor-, pipeline- and data-parallel sizes\n"
     "  --ep D --etp E           expert- and expert-tensor-parallel sizes (default 1)\n"
-    "  --cp F                   context-parallel size: megatron also seeds context-parallel-rng and\n"
-    "                           model-and-context-parallel-rng (current Megatron-LM)\n"
     "  --dp-random-init         the default state differs per data-parallel rank\n"
     "  --always-enable-tp-seed  slapo: the default state takes the tp seed\n"
     "  --check                  report seeds two different streams would share; exit 1 if any\n",

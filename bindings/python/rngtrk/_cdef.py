@@ -146,9 +146,6 @@ typedef struct rngtrk_parallel_rank {
     uint32_t dp;
     uint32_t ep;
     uint32_t etp;
-    uint32_t cp;
-    uint32_t tp_cp;
-    uint32_t tp_size;
 } rngtrk_parallel_rank;
 rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, size_t rank_size);
 rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
@@ -237,7 +234,6 @@ rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t inc
 #define RNGTRK_SAMPLE_SPEC_MIN_SIZE 48
 #define RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT 1
 #define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
-#define RNGTRK_SEED_CONTEXT_PARALLEL 4
 #define RNGTRK_PARALLEL_RANK_MIN_SIZE 24
 #define RNGTRK_ORIGIN_MIN_SIZE 48
 """

@@ -379,16 +379,9 @@ class Tracker:
             return origin_of(self._live())
 
     def seed_rank(self, policy, seed, *, tp=0, pp=0, dp=0, ep=0, etp=0, dp_random_init=False,
-                  always_enable_tp_seed=False, cp=None, tp_size=None, tp_cp=None):
+                  always_enable_tp_seed=False):
         """Seeds this tracker as `policy` ("megatron", "slapo", "derived")
-        seeds the rank at these coordinates; checkpoints then record it.
-
-        With `cp` (the context-parallel rank) and `tp_size` (the
-        tensor-parallel world size), megatron also seeds current
-        Megatron-LM's "context-parallel-rng" and
-        "model-and-context-parallel-rng"; `tp_cp`, the rank in the
-        tensor-and-context group, defaults to Megatron-LM's layout,
-        cp * tp_size + tp."""
+        seeds the rank at these coordinates; checkpoints then record it."""
         from .distributed import POLICIES
         if policy not in POLICIES:
             raise invalid(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
@@ -397,12 +390,6 @@ class Tracker:
         rank.tp, rank.pp, rank.dp, rank.ep, rank.etp = (_u64(v, "coordinate") for v in (tp, pp, dp, ep, etp))
         flags = (lib.RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT if dp_random_init else 0) | \
                 (lib.RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED if always_enable_tp_seed else 0)
-        if cp is not None or tp_cp is not None:
-            if cp is None or tp_size is None:
-                raise invalid("context-parallel seeding needs cp and tp_size (tp_cp defaults to cp * tp_size + tp)")
-            rank.cp, rank.tp_size = _u64(cp, "cp"), _u64(tp_size, "tp_size")
-            rank.tp_cp = _u64(cp * tp_size + tp if tp_cp is None else tp_cp, "tp_cp")
-            flags |= lib.RNGTRK_SEED_CONTEXT_PARALLEL
         with self._lock:
             check(lib.rngtrk_tracker_seed_rank(self._live(), POLICIES[policy], _u64(seed, "seed"), rank, flags))
 

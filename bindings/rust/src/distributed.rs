@@ -35,13 +35,6 @@ pub struct ParallelRank {
     pub ep: u32,
     /// Expert-tensor-parallel rank.
     pub etp: u32,
-    /// Context-parallel rank (read with [`SeedFlags::CONTEXT_PARALLEL`]).
-    pub cp: u32,
-    /// Rank in the tensor-and-context-parallel group (likewise; Megatron-LM's
-    /// layout makes it `cp * tp_size + tp`).
-    pub tp_cp: u32,
-    /// Tensor-parallel world size (likewise; at least 1, above `tp`).
-    pub tp_size: u32,
 }
 
 impl ParallelRank {
@@ -54,9 +47,6 @@ impl ParallelRank {
         c.dp = self.dp;
         c.ep = self.ep;
         c.etp = self.etp;
-        c.cp = self.cp;
-        c.tp_cp = self.tp_cp;
-        c.tp_size = self.tp_size;
         Ok(c)
     }
 }
@@ -105,9 +95,6 @@ impl SeedFlags {
     pub const DATA_PARALLEL_RANDOM_INIT: SeedFlags = SeedFlags(sys::RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT);
     /// slapo: the default state takes the tensor-parallel seed.
     pub const ALWAYS_ENABLE_TP_SEED: SeedFlags = SeedFlags(sys::RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED);
-    /// megatron: also "context-parallel-rng" (seed + 2718 + 2048 + cp) and
-    /// "model-and-context-parallel-rng" (seed + 2718 + tp_size + tp_cp).
-    pub const CONTEXT_PARALLEL: SeedFlags = SeedFlags(sys::RNGTRK_SEED_CONTEXT_PARALLEL);
 }
 
 impl BitOr for SeedFlags {
@@ -164,8 +151,7 @@ impl Tracker {
             policy: SeedPolicy::from_c(c.policy),
             seed: c.seed,
             flags: SeedFlags(c.flags),
-            // The origin records the flags, not the context-parallel coordinates.
-            rank: ParallelRank { tp: c.tp, pp: c.pp, dp: c.dp, ep: c.ep, etp: c.etp, ..ParallelRank::default() },
+            rank: ParallelRank { tp: c.tp, pp: c.pp, dp: c.dp, ep: c.ep, etp: c.etp },
         }))
     }
 

@@ -75,19 +75,6 @@ fn flags_and_policies_reach_the_library() {
 }
 
 #[test]
-fn context_parallel_seeds_are_megatrons() {
-    // Megatron-LM's unit test: seed 123, tp world 4, cp rank 1, tp x cp rank 3.
-    let mut t = Tracker::new().unwrap();
-    let rank = ParallelRank { tp: 3, cp: 1, tp_cp: 3, tp_size: 4, ..Default::default() };
-    t.seed_rank(SeedPolicy::Megatron, 123, &rank, SeedFlags::CONTEXT_PARALLEL).unwrap();
-    assert_eq!(t.state("context-parallel-rng").unwrap().seed, 123 + 2718 + 2048 + 1);
-    assert_eq!(t.state("model-and-context-parallel-rng").unwrap().seed, 123 + 2718 + 4 + 3);
-    let no_size = ParallelRank { tp_size: 0, ..rank };
-    let e = t.seed_rank(SeedPolicy::Megatron, 123, &no_size, SeedFlags::CONTEXT_PARALLEL).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
-}
-
-#[test]
 fn digests_are_equal_exactly_when_the_states_are() {
     let (mut a, mut b) = (Tracker::new().unwrap(), Tracker::new().unwrap());
     a.add("x", 1).unwrap();

@@ -14,7 +14,6 @@ pub const RNGTRK_LOAD_ANY_RANK: u32 = 1;
 pub const RNGTRK_SAMPLE_SPEC_MIN_SIZE: u32 = 48;
 pub const RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT: u32 = 1;
 pub const RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED: u32 = 2;
-pub const RNGTRK_SEED_CONTEXT_PARALLEL: u32 = 4;
 pub const RNGTRK_PARALLEL_RANK_MIN_SIZE: u32 = 24;
 pub const RNGTRK_ORIGIN_MIN_SIZE: u32 = 48;
 impl rngtrk_status {
@@ -939,18 +938,12 @@ pub struct rngtrk_parallel_rank {
     pub ep: u32,
     #[doc = "< expert-tensor-parallel rank"]
     pub etp: u32,
-    #[doc = "< context-parallel rank (RNGTRK_SEED_CONTEXT_PARALLEL; added in 0.1, 0 when absent)"]
-    pub cp: u32,
-    #[doc = "< rank in the tensor-and-context-parallel group (likewise)"]
-    pub tp_cp: u32,
-    #[doc = "< tensor-parallel world size (likewise; at least 1 with the flag)"]
-    pub tp_size: u32,
 }
 #[test]
 fn bindgen_test_layout_rngtrk_parallel_rank() {
     assert_eq!(
         ::std::mem::size_of::<rngtrk_parallel_rank>(),
-        36usize,
+        24usize,
         concat!("Size of: ", stringify!(rngtrk_parallel_rank))
     );
     assert_eq!(
@@ -1060,57 +1053,6 @@ fn bindgen_test_layout_rngtrk_parallel_rank() {
         );
     }
     test_field_etp();
-    fn test_field_cp() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).cp) as usize - ptr as usize
-            },
-            24usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(rngtrk_parallel_rank),
-                "::",
-                stringify!(cp)
-            )
-        );
-    }
-    test_field_cp();
-    fn test_field_tp_cp() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).tp_cp) as usize - ptr as usize
-            },
-            28usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(rngtrk_parallel_rank),
-                "::",
-                stringify!(tp_cp)
-            )
-        );
-    }
-    test_field_tp_cp();
-    fn test_field_tp_size() {
-        assert_eq!(
-            unsafe {
-                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
-                let ptr = uninit.as_ptr();
-                ::std::ptr::addr_of!((*ptr).tp_size) as usize - ptr as usize
-            },
-            32usize,
-            concat!(
-                "Offset of field: ",
-                stringify!(rngtrk_parallel_rank),
-                "::",
-                stringify!(tp_size)
-            )
-        );
-    }
-    test_field_tp_size();
 }
 extern "C" {
     #[doc = " Fills the caller's rank of `rank_size` bytes with struct_size and zeros"]
