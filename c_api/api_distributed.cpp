@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "../core/distributed.h"
+#include "../core/seed_policy.h"
 #include "../core/versioned_struct.h"
 #include "api_convert.h"
 #include "api_guard.h"
@@ -31,6 +32,22 @@ rngtrk::MeshSpec mesh_from_c(size_t mesh_ndim, const uint64_t *mesh_shape, const
     }
     m.global_shape.assign(global_shape, global_shape + ndim);
     return m;
+}
+
+rngtrk::ParallelRank to_core(const rngtrk_parallel_rank &c) {
+    rngtrk::ParallelRank r;
+    r.tp = c.tp, r.pp = c.pp, r.dp = c.dp, r.ep = c.ep, r.etp = c.etp;
+    return r;
+}
+
+rngtrk_origin to_c(const rngtrk::Origin &o) {
+    rngtrk_origin c{};
+    c.present = o.present ? 1 : 0;
+    if (o.present) {
+        c.policy = static_cast<uint32_t>(o.policy), c.flags = o.flags, c.seed = o.seed;
+        c.tp = o.rank.tp, c.pp = o.rank.pp, c.dp = o.rank.dp, c.ep = o.rank.ep, c.etp = o.rank.etp;
+    }
+    return c;
 }
 
 }  // namespace
@@ -64,34 +81,22 @@ RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed
     return guarded([&] {
         require_pointer(t, "t");
         const rngtrk_parallel_rank c = rngtrk::read_versioned(rank, RNGTRK_PARALLEL_RANK_MIN_SIZE, rngtrk_parallel_rank{}, "rank");
-        rngtrk::SeedPolicy p;
-        if (!rngtrk::seed_policy_from(static_cast<uint32_t>(policy), &p))
-            rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown seed policy " + std::to_string(policy));
-        if (flags & ~rngtrk::kSeedKnownFlags) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown seed flags");
-        const rngtrk::ParallelRank r{c.tp, c.pp, c.dp, c.ep, c.etp};
+        const rngtrk::SeedPolicy p = rngtrk::checked_seed_policy(static_cast<uint32_t>(policy));
+        const rngtrk::ParallelRank r = to_core(c);
+        rngtrk::check_seed_request(p, r, flags);
         const rngtrk::PolicySeeds seeds = rngtrk::policy_seeds(p, seed, r, flags);
         std::vector<rngtrk::NamedState> entries;
         for (const rngtrk::NamedSeed &n : seeds.named) entries.push_back({n.name, rngtrk::PhiloxState{n.seed, 0}});
         t->impl.set_states(std::move(entries));  // validates everything first
         t->impl.manual_seed(seeds.default_seed);
-        rngtrk::Origin o;
-        o.present = true, o.policy = p, o.flags = flags, o.seed = seed;
-        o.tp = c.tp, o.pp = c.pp, o.dp = c.dp, o.ep = c.ep, o.etp = c.etp;
-        t->impl.set_origin(o);
+        t->impl.set_origin(rngtrk::request_origin(p, seed, r, flags));
     });
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out) {
     return guarded([&] {
         require_pointer(t, "t");
-        const rngtrk::Origin &o = t->impl.origin();
-        rngtrk_origin c{};
-        c.present = o.present ? 1 : 0;
-        if (o.present) {
-            c.policy = static_cast<uint32_t>(o.policy), c.flags = o.flags, c.seed = o.seed;
-            c.tp = o.tp, c.pp = o.pp, c.dp = o.dp, c.ep = o.ep, c.etp = o.etp;
-        }
-        rngtrk::write_versioned(out, RNGTRK_ORIGIN_MIN_SIZE, c, "origin");
+        rngtrk::write_versioned(out, RNGTRK_ORIGIN_MIN_SIZE, to_c(t->impl.origin()), "origin");
     });
 }
 

@@ -520,11 +520,12 @@ typedef enum rngtrk_seed_policy {
     RNGTRK_POLICY_RANGE_ = 0x7FFFFFFF /**< not a policy: any int is a valid value in C++ */
 } rngtrk_seed_policy;
 
-/** Flag of `rngtrk_tracker_seed_rank` (megatron, derived): the default
- *  state differs per data-parallel rank. */
+/** Flag of `rngtrk_tracker_seed_rank` (megatron, derived; slapo refuses
+ *  it, its seeds always depend on dp): every seed differs per data-parallel
+ *  rank. */
 #define RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT 1
-/** Flag of `rngtrk_tracker_seed_rank` (slapo): the default state takes the
- *  tp seed. */
+/** Flag of `rngtrk_tracker_seed_rank` (slapo; megatron and derived refuse
+ *  it): the default state takes the tp seed. */
 #define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
 
 /** A rank's coordinates in the parallel layout.  A growable struct: fill it
@@ -556,7 +557,9 @@ RNGTRK_API rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, s
  *  "model-parallel-rng", "expert-parallel-rng"; slapo "model-parallel-rng".
  *  The tracker records the origin (policy, seed, flags, rank) and writes it
  *  into its checkpoints.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`
- *  (NULL, unknown policy or flag, a bad struct_size);
+ *  (NULL; an unknown policy or flag; a flag the policy does not read, such
+ *  as ALWAYS_ENABLE_TP_SEED with megatron: the message names it; a bad
+ *  struct_size);
  *  `RNGTRK_E_DUPLICATE_SEED` (two named states of this rank would share a
  *  seed: the policy collides here, nothing changes);
  *  `RNGTRK_E_FORK_ORDER`. */

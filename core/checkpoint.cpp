@@ -57,7 +57,8 @@ void encode_checkpoint(const PhiloxState &default_state, const std::vector<Named
         store_le32(p, static_cast<uint32_t>(origin.policy));
         store_le32(p + 4, origin.flags);
         store_le64(p + 8, origin.seed);
-        const uint32_t coords[5] = {origin.tp, origin.pp, origin.dp, origin.ep, origin.etp};
+        const ParallelRank &r = origin.rank;
+        const uint32_t coords[5] = {r.tp, r.pp, r.dp, r.ep, r.etp};
         for (int i = 0; i < 5; ++i) store_le32(p + 16 + 4 * i, coords[i]);
         p += kCheckpointOriginBytes;
     }
@@ -126,10 +127,14 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
         const uint32_t policy = load_le32(o);
         origin.flags = load_le32(o + 4);
         origin.seed = load_le64(o + 8);
-        origin.tp = load_le32(o + 16), origin.pp = load_le32(o + 20), origin.dp = load_le32(o + 24);
-        origin.ep = load_le32(o + 28), origin.etp = load_le32(o + 32);
-        if (!seed_policy_from(policy, &origin.policy)) corrupt("origin: unknown seeding policy " + std::to_string(policy));
-        if (origin.flags & ~kSeedKnownFlags) corrupt("origin: unknown flags");
+        ParallelRank &r = origin.rank;
+        r.tp = load_le32(o + 16), r.pp = load_le32(o + 20), r.dp = load_le32(o + 24);
+        r.ep = load_le32(o + 28), r.etp = load_le32(o + 32);
+        if (!seed_policy_from_value(policy, &origin.policy))
+            corrupt("origin: unknown seeding policy " + std::to_string(policy));
+        // Only what rngtrk_tracker_seed_rank can record.
+        const std::string problem = origin_problem(origin);
+        if (!problem.empty()) corrupt("origin: " + problem);
     }
     return contents;
 }

@@ -18,23 +18,13 @@ struct NamedState {
     PhiloxState state;
 };
 
-// Who the states belong to (a seeding policy's rank), recorded by format
-// version 2.  Equality of the fields that matter is decided by the tracker.
-struct Origin {
-    bool present = false;
-    SeedPolicy policy = SeedPolicy::megatron;
-    uint32_t flags = 0;
-    uint64_t seed = 0;
-    uint32_t tp = 0, pp = 0, dp = 0, ep = 0, etp = 0;
-};
-
 // What a checkpoint holds.  In a valid checkpoint names are valid and
 // pairwise distinct, seeds of named states pairwise distinct, offsets
 // multiples of 4.
 struct CheckpointContents {
     PhiloxState default_state;
     std::vector<NamedState> states;  // insertion order
-    Origin origin;                   // version 2 only
+    Origin origin;                   // version 2 only (seed_policy.h)
     uint32_t version = 1;
 };
 

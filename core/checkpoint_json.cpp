@@ -3,6 +3,7 @@
 #include <string>
 
 #include "checkpoint.h"
+#include "seed_policy.h"
 #include "state_table.h"
 
 namespace rngtrk {
@@ -42,16 +43,17 @@ void append_state(std::string &out, const PhiloxState &s) {
 }
 
 void append_origin(std::string &out, const Origin &o) {
-    static const char *const policies[] = {"megatron", "slapo", "derived"};
     out += ", \"origin\": {\"policy\": \"";
-    out += policies[static_cast<uint32_t>(o.policy)];
+    out += seed_policy_name(static_cast<uint32_t>(o.policy));
     out += "\", \"seed\": " + std::to_string(o.seed) + ", \"flags\": [";
+    // Every flag by name (a decoded origin has known flags only).
     const char *sep = "";
-    if (o.flags & kSeedDataParallelRandomInit) out += "\"dp-random-init\"", sep = ", ";
-    if (o.flags & kSeedAlwaysEnableTpSeed) out += std::string(sep) + "\"always-enable-tp-seed\"";
-    out += "], \"rank\": {\"tp\": " + std::to_string(o.tp) + ", \"pp\": " + std::to_string(o.pp) +
-           ", \"dp\": " + std::to_string(o.dp) + ", \"ep\": " + std::to_string(o.ep) +
-           ", \"etp\": " + std::to_string(o.etp) + "}}";
+    for (uint32_t bit = 1; bit != 0; bit <<= 1)
+        if (o.flags & bit) out += std::string(sep) + "\"" + seed_flag_name(bit) + "\"", sep = ", ";
+    const ParallelRank &r = o.rank;
+    out += "], \"rank\": {\"tp\": " + std::to_string(r.tp) + ", \"pp\": " + std::to_string(r.pp) +
+           ", \"dp\": " + std::to_string(r.dp) + ", \"ep\": " + std::to_string(r.ep) +
+           ", \"etp\": " + std::to_string(r.etp) + "}}";
 }
 
 }  // namespace

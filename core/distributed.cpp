@@ -12,54 +12,6 @@ PhiloxState fold_in(const PhiloxState &state, uint64_t d) {
     return PhiloxState{uint64_t{b.w[0]} | uint64_t{b.w[1]} << 32, uint64_t{b.w[2]} | uint64_t{b.w[3]} << 32};
 }
 
-namespace {
-
-// Tags of the derived policy: one per mesh axis and one per named state.
-enum Tag : uint64_t { kAxisTp = 1, kAxisPp = 2, kAxisDp = 3, kAxisEp = 4, kAxisEtp = 5, kRoleTp = 0x101, kRoleEp = 0x102 };
-
-// The seed reached from `seed` by folding in `tag`, then `coordinate`.
-uint64_t derive(uint64_t seed, uint64_t tag, uint64_t coordinate) {
-    return fold_in(fold_in(PhiloxState{seed, 0}, tag), coordinate).seed;
-}
-
-}  // namespace
-
-PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &r, uint32_t flags) {
-    PolicySeeds out;
-    switch (policy) {
-        case SeedPolicy::megatron: {
-            // Megatron-LM: training's _set_random_seed (seed + 100 pp, + 10 dp
-            // with data-parallel random init), then model_parallel_cuda_manual_seed.
-            uint64_t s = seed + 100ull * r.pp;
-            if (flags & kSeedDataParallelRandomInit) s += 10ull * r.dp;
-            out.default_seed = s;
-            out.named = {{"data-parallel-rng", s},
-                         {"model-parallel-rng", s + 2718 + r.tp},
-                         {"expert-parallel-rng", s + 1024 + 100ull * r.ep + r.etp}};
-            break;
-        }
-        case SeedPolicy::slapo: {
-            // slapo's set_random_seed(seed, dp_rank, pp_rank, tp_rank, always_enable_tp_seed).
-            const uint64_t s = seed + 100ull * r.pp + 10ull * r.dp;
-            const uint64_t tp_seed = s + 2718 + r.tp;
-            out.default_seed = (flags & kSeedAlwaysEnableTpSeed) ? tp_seed : s;
-            out.named = {{"model-parallel-rng", tp_seed}};
-            break;
-        }
-        case SeedPolicy::derived: {
-            // Ours: keys derived per mesh axis, in the roles Megatron gives them.
-            uint64_t s = derive(seed, kAxisPp, r.pp);
-            if (flags & kSeedDataParallelRandomInit) s = derive(s, kAxisDp, r.dp);
-            out.default_seed = s;
-            out.named = {{"data-parallel-rng", s},
-                         {"model-parallel-rng", derive(derive(s, kRoleTp, 0), kAxisTp, r.tp)},
-                         {"expert-parallel-rng", derive(derive(derive(s, kRoleEp, 0), kAxisEp, r.ep), kAxisEtp, r.etp)}};
-            break;
-        }
-    }
-    return out;
-}
-
 void chunk(uint64_t size, uint64_t n, uint64_t i, uint64_t *offset, uint64_t *length) {
     // torch.chunk: chunks of ceil(size / n), the last ones shorter or empty.
     const uint64_t full = size / n + (size % n != 0);

@@ -1,7 +1,7 @@
 // Distributed training helpers (docs/distributed.md): key derivation
-// (fold_in), the seeding policies of Megatron-LM and slapo and our derived
-// one, PyTorch DTensor's RNG offsets, the local box of a sharded tensor,
-// and a digest of a tracker for desync checks.
+// (fold_in), PyTorch DTensor's RNG offsets, the local box of a sharded
+// tensor, and a digest of a tracker for desync checks.  The seeding policies
+// are seed_policy.h's.
 #pragma once
 
 #include <cstddef>
@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "philox_state.h"
-#include "seed_policy.h"
 #include "tracker.h"
 
 namespace rngtrk {
@@ -19,25 +18,6 @@ namespace rngtrk {
 // Philox4x32-10(key(state.seed), counter = state.offset / 4 + d): PyTorch's
 // stateless split/fold_in rule.
 PhiloxState fold_in(const PhiloxState &state, uint64_t d);
-
-// -- seeding policies ---------------------------------------------------------
-
-struct ParallelRank {  // this rank's coordinates
-    uint32_t tp = 0, pp = 0, dp = 0, ep = 0, etp = 0;
-};
-
-struct NamedSeed {
-    std::string name;
-    uint64_t seed;
-};
-
-// What a policy gives one rank: the default seed and the named states.
-struct PolicySeeds {
-    uint64_t default_seed = 0;
-    std::vector<NamedSeed> named;
-};
-
-PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &rank, uint32_t flags);
 
 // -- DTensor ----------------------------------------------------------------------
 

@@ -1,22 +1,104 @@
-// The seeding policies and their flags, as the core names them (values of
-// rngtrk.h's rngtrk_seed_policy and RNGTRK_SEED_*).
+// The seeding policies (docs/distributed.md), every rule about them in one
+// place: their names, their flags and which policy reads which, the rank
+// coordinates their seeds depend on, what a valid request is, the formulas,
+// and how two origins compare.  The C layer, the tracker's rank check and the
+// checkpoint codec and describer ask this file; none keeps a rule of its own.
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace rngtrk {
 
+// Values of rngtrk.h's rngtrk_seed_policy.
 enum class SeedPolicy : uint32_t { megatron = 0, slapo = 1, derived = 2 };
 
-// A policy from its stored or passed value; false for an unknown one.
-inline bool seed_policy_from(uint32_t value, SeedPolicy *out) {
-    if (value > static_cast<uint32_t>(SeedPolicy::derived)) return false;
-    *out = static_cast<SeedPolicy>(value);
-    return true;
-}
+// Values of rngtrk.h's RNGTRK_SEED_* flags.
+constexpr uint32_t kSeedDataParallelRandomInit = 1;  // megatron, derived: the seeds depend on dp
+constexpr uint32_t kSeedAlwaysEnableTpSeed = 2;      // slapo: the default state takes the tp seed
 
-constexpr uint32_t kSeedDataParallelRandomInit = 1;  // megatron/derived: default differs per dp rank
-constexpr uint32_t kSeedAlwaysEnableTpSeed = 2;      // slapo: default = tp seed
-constexpr uint32_t kSeedKnownFlags = kSeedDataParallelRandomInit | kSeedAlwaysEnableTpSeed;
+// A rank's coordinates.
+struct ParallelRank {
+    uint32_t tp = 0, pp = 0, dp = 0, ep = 0, etp = 0;
+};
+
+// Who a tracker's states belong to: what seed_rank was asked, as
+// checkpoints record it.
+struct Origin {
+    bool present = false;
+    SeedPolicy policy = SeedPolicy::megatron;
+    uint32_t flags = 0;
+    uint64_t seed = 0;
+    ParallelRank rank;
+};
+
+// -- names ------------------------------------------------------------------------
+
+// The policy's name ("megatron", "slapo", "derived"), or nullptr for a value
+// that is not a policy.  Policies are numbered from 0 without gaps.
+const char *seed_policy_name(uint32_t value);
+
+// The policy of a stored or passed value; false for an unknown one.
+bool seed_policy_from_value(uint32_t value, SeedPolicy *out);
+
+// The policy called `name`; false for an unknown name.
+bool seed_policy_from_name(std::string_view name, SeedPolicy *out);
+
+// "megatron, slapo or derived": the policies, for messages.
+std::string seed_policy_list();
+
+// The name of exactly one known flag bit ("dp-random-init",
+// "always-enable-tp-seed"), or nullptr.
+const char *seed_flag_name(uint32_t flag);
+
+// The names of the bits of `flags`, comma-separated ("" for none).  Unknown
+// bits are written in hex.
+std::string seed_flag_names(uint32_t flags);
+
+// -- requests ---------------------------------------------------------------------
+
+// The policy of `value`; throws Error(RNGTRK_E_INVALID_ARGUMENT) naming the
+// value and the known policies.
+SeedPolicy checked_seed_policy(uint32_t value);
+
+// Checks that `policy` can seed `rank` with `flags`: every flag is known and
+// read by this policy.  Throws Error(RNGTRK_E_INVALID_ARGUMENT) naming the
+// problem.
+void check_seed_request(SeedPolicy policy, const ParallelRank &rank, uint32_t flags);
+
+struct NamedSeed {
+    std::string name;
+    uint64_t seed;
+};
+
+// What a policy gives one rank: the default seed and the named states, in
+// the order the upstream code adds them.
+struct PolicySeeds {
+    uint64_t default_seed = 0;
+    std::vector<NamedSeed> named;
+};
+
+// The formulas, for a request check_seed_request accepts.
+PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &rank, uint32_t flags);
+
+// The origin an accepted request records.
+Origin request_origin(SeedPolicy policy, uint64_t seed, const ParallelRank &rank, uint32_t flags);
+
+// Empty when `origin` is one that an accepted request records, else why it
+// is not (for checkpoints: such an origin is corrupt).
+std::string origin_problem(const Origin &origin);
+
+// -- the rank check ---------------------------------------------------------------
+
+// What two origins differ in, among what decides their streams: the policy,
+// the base seed, the flags, and every rank coordinate the policy's seeds
+// depend on, each named with both values ("tp 1 vs 0", `a`'s first).  Empty
+// when both give the same streams (data-parallel replicas, for example).
+std::vector<std::string> stream_differences(const Origin &a, const Origin &b);
+
+// "megatron seed 1234 with dp-random-init (tp 3, pp 1, dp 2, ep 1, etp 0)".
+std::string describe_origin(const Origin &origin);
 
 }  // namespace rngtrk

@@ -4,8 +4,10 @@
 #include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "error.h"
+#include "seed_policy.h"
 
 namespace rngtrk {
 
@@ -92,33 +94,19 @@ PhiloxState Tracker::advance(uint64_t increment) {
     return before;
 }
 
-namespace {
-
-std::string describe(const Origin &o) {
-    static const char *const policies[] = {"megatron", "slapo", "derived"};
-    return std::string(policies[static_cast<uint32_t>(o.policy)]) + " seed " + std::to_string(o.seed) + " flags " +
-           std::to_string(o.flags) + " (tp " + std::to_string(o.tp) + ", pp " + std::to_string(o.pp) + ", dp " +
-           std::to_string(o.dp) + ", ep " + std::to_string(o.ep) + ", etp " + std::to_string(o.etp) + ")";
-}
-
-// Whether two origins give the same streams: the same policy, base seed
-// and flags, and equal coordinates where the policy's seeds depend on them.
-bool same_streams(const Origin &a, const Origin &b) {
-    if (a.policy != b.policy || a.seed != b.seed || a.flags != b.flags) return false;
-    const bool slapo = a.policy == SeedPolicy::slapo;
-    const bool dp_matters = slapo || (a.flags & kSeedDataParallelRandomInit);
-    return a.pp == b.pp && a.tp == b.tp && (!dp_matters || a.dp == b.dp) &&
-           (slapo || (a.ep == b.ep && a.etp == b.etp));
-}
-
-}  // namespace
-
 void Tracker::load(const uint8_t *src, size_t len, bool any_rank) {
     refuse_inside_fork("load");
     CheckpointContents contents = decode_checkpoint(src, len);
-    if (!any_rank && origin_.present && contents.origin.present && !same_streams(origin_, contents.origin))
-        fail(RNGTRK_E_WRONG_RANK, "checkpoint written by " + describe(contents.origin) + ", but this tracker is " +
-                                      describe(origin_) + "; load with RNGTRK_LOAD_ANY_RANK to take it anyway");
+    if (!any_rank && origin_.present && contents.origin.present) {
+        const std::vector<std::string> differences = stream_differences(contents.origin, origin_);
+        if (!differences.empty()) {
+            std::string list;
+            for (const std::string &d : differences) list += (list.empty() ? "" : ", ") + d;
+            fail(RNGTRK_E_WRONG_RANK, "checkpoint written by " + describe_origin(contents.origin) +
+                                          ", but this tracker is " + describe_origin(origin_) + ": they differ in " +
+                                          list + "; load with RNGTRK_LOAD_ANY_RANK to take it anyway");
+        }
+    }
     StateTable replacement =
         StateTable::from_entries(std::move(contents.states), StateTable::Source::checkpoint);
     // Everything that can fail has run: commit with non-throwing operations.

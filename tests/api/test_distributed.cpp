@@ -203,6 +203,37 @@ TEST(Distributed, SeedRankErrorsChangeNothing) {
     EXPECT_TRUE(before == snapshot(t.get()));
 }
 
+TEST(Distributed, UnknownPoliciesAndFlagsAndFlagsThePolicyDoesNotReadAreRefusedByName) {
+    TrackerPtr t = new_tracker();
+    const rngtrk_parallel_rank r = make_rank(1, 1, 1, 0, 0);
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_DERIVED, 3, &r, RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT));
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "model-parallel-rng"));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 8, nullptr));
+    ASSERT_OK(rngtrk_tracker_restore(t.get(), "model-parallel-rng"));
+    const Snapshot before = snapshot(t.get());
+    const std::vector<uint8_t> saved = save(t.get());
+    const struct {
+        rngtrk_seed_policy policy;
+        uint32_t flags;
+        std::vector<std::string> named;  // what the message must name
+    } refused[] = {
+        {RNGTRK_POLICY_MEGATRON, RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED, {"megatron", "always-enable-tp-seed", "dp-random-init"}},
+        {RNGTRK_POLICY_DERIVED, RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED | RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT,
+         {"derived", "always-enable-tp-seed"}},
+        {RNGTRK_POLICY_SLAPO, RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT, {"slapo", "dp-random-init"}},
+        {RNGTRK_POLICY_MEGATRON, 4, {"0x4"}},  // the bit the context-parallel flag had: unknown now
+        {RNGTRK_POLICY_SLAPO, 0x80000000u, {"0x80000000", "dp-random-init", "always-enable-tp-seed"}},
+        {static_cast<rngtrk_seed_policy>(3), 0, {"3", "megatron, slapo or derived"}},
+    };
+    for (const auto &c : refused) {
+        EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), c.policy, 3, &r, c.flags));
+        const std::string message = rngtrk_last_error();
+        for (const std::string &word : c.named) EXPECT_NE(std::string::npos, message.find(word)) << message;
+        EXPECT_TRUE(before == snapshot(t.get()));
+        EXPECT_EQ(saved, save(t.get()));  // the origin too
+    }
+}
+
 TEST(Distributed, DigestsAgreeExactlyWhenTrackersDo) {
     TrackerPtr a = new_tracker(), b = new_tracker();
     uint64_t da, db;
@@ -301,6 +332,29 @@ TEST(Distributed, ACheckpointOfAnotherRankIsRefusedUnlessAsked) {
     // Version 1 checkpoints carry no origin: always accepted.
     const std::vector<uint8_t> v1 = read_file(vector_path("checkpoints/megatron.rtck"));
     ASSERT_OK(rngtrk_tracker_load(s.get(), v1.data(), v1.size()));
+}
+
+TEST(Distributed, AWrongRankRefusalNamesEveryCoordinateThatDiffers) {
+    // megatron without random init: dp does not matter, the four others do.
+    const rngtrk_parallel_rank writer = make_rank(1, 0, 0, 0, 0), reader = make_rank(0, 1, 3, 2, 1);
+    const std::vector<uint8_t> bytes = seeded_checkpoint(RNGTRK_POLICY_MEGATRON, writer, 0);
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1234, &reader, 0));
+    const Snapshot before = snapshot(t.get());
+    EXPECT_STATUS(RNGTRK_E_WRONG_RANK, rngtrk_tracker_load(t.get(), bytes.data(), bytes.size()));
+    const std::string message = rngtrk_last_error();
+    for (const char *want : {"they differ in tp 1 vs 0, pp 0 vs 1, ep 0 vs 2, etp 0 vs 1;", "RNGTRK_LOAD_ANY_RANK"})
+        EXPECT_NE(std::string::npos, message.find(want)) << message;
+    EXPECT_EQ(std::string::npos, message.find("dp 0 vs 3")) << message;
+    EXPECT_TRUE(before == snapshot(t.get()));
+    // Another policy, seed and flags are named as such.
+    TrackerPtr d = new_tracker();
+    ASSERT_OK(rngtrk_tracker_seed_rank(d.get(), RNGTRK_POLICY_DERIVED, 99, &writer, RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT));
+    EXPECT_STATUS(RNGTRK_E_WRONG_RANK, rngtrk_tracker_load(d.get(), bytes.data(), bytes.size()));
+    EXPECT_NE(std::string::npos,
+              std::string(rngtrk_last_error()).find("policy megatron vs derived, base seed 1234 vs 99, flags none vs "
+                                                    "dp-random-init"))
+        << rngtrk_last_error();
 }
 
 TEST(Distributed, DataParallelReplicasHaveEqualDigestsAndTensorShardsDifferent) {

@@ -145,6 +145,9 @@ INVALID = {
     "bad_magic": (b"RNGTRKXX" + _ok[8:], "RNGTRK_E_CORRUPT"),
     "future_version": (encode_checkpoint((5, 0), _two, version=3), "RNGTRK_E_UNSUPPORTED_VERSION"),
     "origin_unknown_policy": (encode_checkpoint((5, 0), _two, origin=(7, 0, 1, 0, 0, 0, 0, 0)), "RNGTRK_E_CORRUPT"),
+    # A flag no policy has, and a flag megatron does not read: seed_rank writes neither.
+    "origin_unknown_flag": (encode_checkpoint((5, 0), _two, origin=(0, 4, 1, 0, 0, 0, 0, 0)), "RNGTRK_E_CORRUPT"),
+    "origin_flag_not_read": (encode_checkpoint((5, 0), _two, origin=(0, 2, 1, 0, 0, 0, 0, 0)), "RNGTRK_E_CORRUPT"),
     "origin_truncated": (encode_checkpoint((5, 0), _two, origin=(0, 0, 1, 0, 0, 0, 0, 0))[:-8], "RNGTRK_E_CORRUPT"),
     "truncated": (_ok[:-1], "RNGTRK_E_CORRUPT"),
     "trailing_byte": (_ok + b"\0", "RNGTRK_E_CORRUPT"),
