@@ -62,6 +62,29 @@ RNGTRK_API rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64
     });
 }
 
+RNGTRK_API const char *rngtrk_seed_policy_name(rngtrk_seed_policy policy) {
+    return rngtrk::seed_policy_name(static_cast<uint32_t>(policy));
+}
+
+RNGTRK_API rngtrk_status rngtrk_seed_policy_from_name(const char *name, rngtrk_seed_policy *out) {
+    return guarded([&] {
+        require_pointer(name, "name");
+        require_pointer(out, "out");
+        // Policy names are short: a longer string is not one (and is not read further).
+        constexpr size_t kLongest = 64;
+        const size_t length = strnlen(name, kLongest + 1);
+        rngtrk::SeedPolicy p;
+        if (length > kLongest || !rngtrk::seed_policy_from_name(std::string_view(name, length), &p))
+            rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT,
+                         "unknown seeding policy \"" + std::string(name, length > kLongest ? kLongest : length) +
+                             (length > kLongest ? "...\"" : "\"") + " (the policies are " +
+                             rngtrk::seed_policy_list() + ")");
+        *out = static_cast<rngtrk_seed_policy>(p);
+    });
+}
+
+RNGTRK_API const char *rngtrk_seed_flag_name(uint32_t flag) { return rngtrk::seed_flag_name(flag); }
+
 RNGTRK_API rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, size_t rank_size) {
     return guarded([&] {
         rngtrk_parallel_rank zero{};

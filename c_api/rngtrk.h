@@ -528,6 +528,27 @@ typedef enum rngtrk_seed_policy {
  *  it): the default state takes the tp seed. */
 #define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
 
+/** The name of `policy`: "megatron", "slapo" or "derived", the spelling
+ *  every rngtrk tool and binding uses.  NULL for a value that is not a
+ *  policy.  Policies are numbered from 0 without gaps, so asking for 0, 1,
+ *  2, ... until NULL lists them all.  The string is static.  Never fails
+ *  otherwise.  Added in 0.1. */
+RNGTRK_API const char *rngtrk_seed_policy_name(rngtrk_seed_policy policy);
+
+/** Writes the policy called `name` (NUL-terminated; the exact spelling of
+ *  `rngtrk_seed_policy_name`) to `*out`.  Returns `RNGTRK_OK`, or
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL, or no policy has that name: the
+ *  message lists the names; `*out` is left as it was).  Added in 0.1. */
+RNGTRK_API rngtrk_status rngtrk_seed_policy_from_name(const char *name, rngtrk_seed_policy *out);
+
+/** The name of `flag`, which must be exactly one known RNGTRK_SEED_* bit:
+ *  "dp-random-init" (RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT) or
+ *  "always-enable-tp-seed" (RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED).  NULL for 0,
+ *  for a bit this library does not know, and for several bits at once:
+ *  asking for each of the 32 bits lists the flags.  The string is static.
+ *  Added in 0.1. */
+RNGTRK_API const char *rngtrk_seed_flag_name(uint32_t flag);
+
 /** A rank's coordinates in the parallel layout.  A growable struct: fill it
  *  with `rngtrk_parallel_rank_init` (coordinates 0), then set them. */
 typedef struct rngtrk_parallel_rank {

@@ -30,5 +30,12 @@ printf '%s\n' "$out" | grep -q '^collision: seed=4052: rank=100 model-parallel-r
 out=$("$cli" seeds --policy derived --seed 1234 --tp 8 --pp 8 --dp 64 --ep 8 --etp 2 --dp-random-init --check); code=$?
 [ $code -eq 0 ] && [ "$(printf '%s\n' "$out" | tail -1)" = "0 collisions" ] || { echo "FAIL: derived: exit $code"; fail=1; }
 "$cli" seeds --policy derived --seed 1 --tp 3 --pp 1 --dp 1 --ep 2 >/dev/null 2>&1 && { echo "FAIL: ep*etp must divide tp*dp"; fail=1; }
+# A flag the policy does not read is the library's refusal, by name: a usage error.
+out=$("$cli" seeds --policy megatron --seed 1 --tp 2 --pp 1 --dp 1 --always-enable-tp-seed 2>&1); code=$?
+[ $code -eq 2 ] && [ "$out" = "rngtrk seeds: invalid argument: policy megatron does not read flag always-enable-tp-seed (it reads dp-random-init)" ] ||
+    { echo "FAIL: megatron --always-enable-tp-seed: exit $code, '$out'"; fail=1; }
+# slapo's default takes the tp seed: one stream with model-parallel-rng, not a collision.
+out=$("$cli" seeds --policy slapo --seed 1 --tp 4 --pp 2 --dp 2 --always-enable-tp-seed --check); code=$?
+[ $code -eq 0 ] && [ "$(printf '%s\n' "$out" | tail -1)" = "0 collisions" ] || { echo "FAIL: slapo tp seed: exit $code"; fail=1; }
 [ $fail -eq 0 ] && echo "cli distributed: ok"
 exit $fail

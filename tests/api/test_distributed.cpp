@@ -203,6 +203,43 @@ TEST(Distributed, SeedRankErrorsChangeNothing) {
     EXPECT_TRUE(before == snapshot(t.get()));
 }
 
+TEST(Distributed, PolicyAndFlagNamesComeFromTheLibrary) {
+    const std::pair<rngtrk_seed_policy, std::string> policies[] = {
+        {RNGTRK_POLICY_MEGATRON, "megatron"}, {RNGTRK_POLICY_SLAPO, "slapo"}, {RNGTRK_POLICY_DERIVED, "derived"}};
+    for (const auto &p : policies) {
+        ASSERT_NE(nullptr, rngtrk_seed_policy_name(p.first));
+        EXPECT_EQ(p.second, rngtrk_seed_policy_name(p.first));
+        rngtrk_seed_policy back = static_cast<rngtrk_seed_policy>(-7);
+        ASSERT_OK(rngtrk_seed_policy_from_name(p.second.c_str(), &back));
+        EXPECT_EQ(p.first, back);
+    }
+    // Numbered from 0 without gaps: the first NULL ends the list.
+    EXPECT_EQ(nullptr, rngtrk_seed_policy_name(static_cast<rngtrk_seed_policy>(3)));
+    EXPECT_EQ(nullptr, rngtrk_seed_policy_name(static_cast<rngtrk_seed_policy>(-1)));
+    EXPECT_EQ(nullptr, rngtrk_seed_policy_name(RNGTRK_POLICY_RANGE_));
+    for (const char *bad : {"Megatron", "", "megatron ", "context-parallel", "derivedx"}) {
+        rngtrk_seed_policy out = RNGTRK_POLICY_SLAPO;
+        EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_seed_policy_from_name(bad, &out));
+        EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find("megatron, slapo or derived"));
+        EXPECT_EQ(RNGTRK_POLICY_SLAPO, out) << "a refused name leaves *out";
+    }
+    const std::string long_name(5000, 'm');
+    rngtrk_seed_policy out;
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_seed_policy_from_name(long_name.c_str(), &out));
+    EXPECT_LT(std::strlen(rngtrk_last_error()), 300u);
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_seed_policy_from_name(nullptr, &out));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_seed_policy_from_name("megatron", nullptr));
+    // Flags: exactly one known bit has a name.
+    EXPECT_STREQ("dp-random-init", rngtrk_seed_flag_name(RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT));
+    EXPECT_STREQ("always-enable-tp-seed", rngtrk_seed_flag_name(RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED));
+    int named = 0;
+    for (int i = 0; i < 32; ++i) named += rngtrk_seed_flag_name(1u << i) != nullptr;
+    EXPECT_EQ(2, named);
+    EXPECT_EQ(nullptr, rngtrk_seed_flag_name(0));
+    EXPECT_EQ(nullptr, rngtrk_seed_flag_name(RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT | RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED));
+    EXPECT_EQ(nullptr, rngtrk_seed_flag_name(4));
+}
+
 TEST(Distributed, UnknownPoliciesAndFlagsAndFlagsThePolicyDoesNotReadAreRefusedByName) {
     TrackerPtr t = new_tracker();
     const rngtrk_parallel_rank r = make_rank(1, 1, 1, 0, 0);

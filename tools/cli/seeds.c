@@ -6,14 +6,93 @@
 
 #include "cli.h"
 
+/* A rank's coordinates, as the columns print them. */
+enum { NCOORD = 5 };
+static const char *const coord_names[NCOORD] = {"tp", "pp", "dp", "ep", "etp"};
+
+static uint32_t *coordinate(rngtrk_parallel_rank *r, int i) {
+    uint32_t *const fields[NCOORD] = {&r->tp, &r->pp, &r->dp, &r->ep, &r->etp};
+    return fields[i];
+}
+
+/* What one state's seed depends on.  rngtrk seeds does not know the
+ * policies: it asks the library (seed_probe below). */
+struct stream_rule {
+    char name[RNGTRK_MAX_NAME_BYTES + 1];
+    int role;         /* the index of the state whose stream this is (the default's may be a named one's) */
+    uint32_t depends; /* bit i: coordinate i */
+};
+
 /* One (rank, name) seed and what it is meant to depend on: entries with
  * equal seeds but different identities collide. */
 struct seed_entry {
     uint64_t seed;
     uint64_t rank;
     const char *name;
-    int64_t identity[6]; /* role, pp, dp, tp, ep, etp (-1: not a dependency) */
+    int64_t identity[1 + NCOORD]; /* role, then each coordinate (-1: not a dependency) */
 };
+
+/* Seeds rank `r` and writes the default seed then each named seed (at most
+ * `max` in all) to `seeds`, their names to `names` if not NULL; returns how
+ * many, or -1 with the library's status in *st. */
+static int seeds_of(rngtrk_tracker *t, int policy, uint64_t seed, const rngtrk_parallel_rank *r, uint32_t flags,
+                    uint64_t *seeds, const char **names, int max, rngtrk_status *st) {
+    rngtrk_philox_state d;
+    size_t count = 0;
+    if ((*st = rngtrk_tracker_seed_rank(t, (rngtrk_seed_policy)policy, seed, r, flags)) != RNGTRK_OK) return -1;
+    rngtrk_tracker_get_default(t, &d);
+    rngtrk_tracker_count(t, &count);
+    int n = 0;
+    seeds[n] = d.seed;
+    if (names) names[n] = "default";
+    ++n;
+    for (size_t i = 0; i < count && n < max; ++i, ++n) {
+        const char *name;
+        rngtrk_philox_state s;
+        rngtrk_tracker_name_at(t, i, &name);
+        rngtrk_tracker_get_state(t, name, &s);
+        seeds[n] = s.seed;
+        if (names) names[n] = name;
+    }
+    return n;
+}
+
+/* Learns from the library what each state's seed depends on: it seeds rank
+ * 0 and, per coordinate, the rank with that coordinate alone set to 1; a
+ * state whose seed moves depends on that coordinate.  The default state is
+ * the stream of a named state whose seed it equals on every probe (megatron's
+ * data-parallel-rng; slapo's model-parallel-rng with --always-enable-tp-seed).
+ * Returns the number of states, or -1 with the status in *st. */
+enum { MAX_STATES = 16 };
+static int seed_probe(rngtrk_tracker *t, int policy, uint32_t flags, struct stream_rule *rules, rngtrk_status *st) {
+    uint64_t base[MAX_STATES], moved[MAX_STATES];
+    const char *names[MAX_STATES];
+    int same_as[MAX_STATES]; /* for the default: still equal to state j on every probe */
+    rngtrk_parallel_rank r;
+    RNGTRK_PARALLEL_RANK_INIT(&r);
+    const int n = seeds_of(t, policy, 1234, &r, flags, base, names, MAX_STATES, st);
+    if (n < 0) return -1;
+    for (int k = 0; k < n; ++k) {
+        snprintf(rules[k].name, sizeof rules[k].name, "%s", names[k]);
+        rules[k].role = k, rules[k].depends = 0;
+        same_as[k] = k > 0 && base[k] == base[0];
+    }
+    for (int i = 0; i < NCOORD; ++i) {
+        RNGTRK_PARALLEL_RANK_INIT(&r);
+        *coordinate(&r, i) = 1;
+        if (seeds_of(t, policy, 1234, &r, flags, moved, NULL, MAX_STATES, st) != n) return -1;
+        for (int k = 0; k < n; ++k) {
+            if (moved[k] != base[k]) rules[k].depends |= 1u << i;
+            if (moved[k] != moved[0]) same_as[k] = 0;
+        }
+    }
+    for (int k = 1; k < n; ++k)
+        if (same_as[k]) {
+            rules[0].role = k;
+            break;
+        }
+    return n;
+}
 
 static int cmp_entry(const void *a, const void *b) {
     const struct seed_entry *x = a, *y = b;
@@ -50,12 +129,17 @@ static int report_collisions(struct seed_entry *entries, size_t n) {
 }
 
 static int seeds(int argc, char **argv) {
-    static const char *const policies[] = {"megatron", "slapo", "derived"};
+    /* The policies' names are the library's (numbered from 0 without gaps):
+     * a choice's index is the policy's value. */
+    const char *policies[16];
+    int npolicies = 0;
+    while (npolicies < 16 && (policies[npolicies] = rngtrk_seed_policy_name((rngtrk_seed_policy)npolicies)) != NULL)
+        ++npolicies;
     int policy = -1, check = 0, dp_random_init = 0, tp_seed = 0;
     uint32_t TP = 0, PP = 0, DP = 0, EP = 1, ETP = 1;
     uint64_t seed = 0;
     struct option opts[] = {
-        {"--policy", OPT_CHOICE, &policy, policies, 3, 0},
+        {"--policy", OPT_CHOICE, &policy, policies, npolicies, 0},
         {"--seed", OPT_U64, &seed, NULL, 0, 0},
         {"--tp", OPT_U32_POS, &TP, NULL, 0, 0},
         {"--pp", OPT_U32_POS, &PP, NULL, 0, 0},
@@ -76,15 +160,23 @@ static int seeds(int argc, char **argv) {
     if (((uint64_t)TP * DP) % ((uint64_t)EP * ETP) != 0) return usage_error("seeds", "--ep * --etp must divide --tp * --dp");
     const uint64_t world = (uint64_t)TP * PP * DP;
     if (world > 1000000) return usage_error("seeds", "--tp * --pp * --dp is %" PRIu64 ", more than a million ranks", world);
-    struct seed_entry *entries = malloc((size_t)world * 4 * sizeof *entries);
     rngtrk_tracker *t = NULL;
-    if (entries == NULL || rngtrk_tracker_new(&t) != RNGTRK_OK) {
-        free(entries);
+    if (rngtrk_tracker_new(&t) != RNGTRK_OK) return data_error("seeds", "out of memory");
+    struct stream_rule rules[MAX_STATES];
+    rngtrk_status st;
+    const int nstates = seed_probe(t, policy, flags, rules, &st);
+    if (nstates < 0) {
+        char message[512];
+        rngtrk_tracker_free(t);
+        return usage_error("seeds", "%s", library_message(st, message, sizeof message));
+    }
+    struct seed_entry *entries = malloc((size_t)world * (size_t)nstates * sizeof *entries);
+    if (entries == NULL) {
+        rngtrk_tracker_free(t);
         return data_error("seeds", "out of memory");
     }
     size_t n = 0;
     int status = 0;
-    const int dp_dep = policy == RNGTRK_POLICY_SLAPO || dp_random_init;
     for (uint64_t rank = 0; rank < world && status == 0; ++rank) {
         /* Megatron's order: tp fastest, then dp, then pp. */
         const uint32_t tp = (uint32_t)(rank % TP), dp = (uint32_t)(rank / TP % DP), pp = (uint32_t)(rank / TP / DP);
@@ -92,42 +184,32 @@ static int seeds(int argc, char **argv) {
         rngtrk_parallel_rank r;
         RNGTRK_PARALLEL_RANK_INIT(&r);
         r.tp = tp, r.pp = pp, r.dp = dp, r.ep = (uint32_t)(in_stage / ETP % EP), r.etp = (uint32_t)(in_stage % ETP);
-        const rngtrk_status st = rngtrk_tracker_seed_rank(t, (rngtrk_seed_policy)policy, seed, &r, flags);
-        if (st == RNGTRK_E_DUPLICATE_SEED) {
+        uint64_t got[MAX_STATES];
+        const char *names[MAX_STATES];
+        const int count = seeds_of(t, policy, seed, &r, flags, got, names, MAX_STATES, &st);
+        if (count < 0 && st == RNGTRK_E_DUPLICATE_SEED) {
             /* Two of this rank's own states would share a seed: a finding. */
             printf("collision: rank=%" PRIu64 " tp=%u pp=%u dp=%u ep=%u etp=%u: %s\n", rank, r.tp, r.pp, r.dp, r.ep,
                    r.etp, rngtrk_last_error());
             status = EXIT_DATA;
             break;
         }
-        if (st != RNGTRK_OK) {
+        if (count != nstates) {
             char message[512];
-            status = usage_error("seeds", "%s", library_message(st, message, sizeof message));
+            status = count < 0 ? usage_error("seeds", "%s", library_message(st, message, sizeof message))
+                               : data_error("seeds", "rank %" PRIu64 " has %d states, rank 0 %d", rank, count, nstates);
             break;
         }
-        rngtrk_philox_state d;
-        size_t count = 0;
-        rngtrk_tracker_get_default(t, &d);
-        rngtrk_tracker_count(t, &count);
-        printf("rank=%" PRIu64 " tp=%u pp=%u dp=%u ep=%u etp=%u default=%" PRIu64, rank, r.tp, r.pp, r.dp, r.ep, r.etp,
-               d.seed);
-        const int tp_default = policy == RNGTRK_POLICY_SLAPO && tp_seed;
-        const int64_t dp_id = dp_dep ? (int64_t)r.dp : -1;
-        struct seed_entry e = {d.seed, rank, "default", {tp_default, r.pp, dp_id, tp_default ? (int64_t)r.tp : -1, -1, -1}};
-        entries[n++] = e;
-        for (size_t i = 0; i < count; ++i) {
-            const char *name;
-            rngtrk_philox_state s;
-            rngtrk_tracker_name_at(t, i, &name);
-            rngtrk_tracker_get_state(t, name, &s);
-            printf(" %s=%" PRIu64, name, s.seed);
-            struct seed_entry x = {s.seed, rank, "data-parallel-rng", {0, r.pp, dp_id, -1, -1, -1}};
-            if (strcmp(name, "model-parallel-rng") == 0) {
-                x.name = "model-parallel-rng", x.identity[0] = 1, x.identity[3] = r.tp;
-            } else if (strcmp(name, "expert-parallel-rng") == 0) {
-                x.name = "expert-parallel-rng", x.identity[0] = 2, x.identity[4] = r.ep, x.identity[5] = r.etp;
-            } /* else data-parallel-rng: the default's stream by design */
-            entries[n++] = x;
+        printf("rank=%" PRIu64, rank);
+        for (int i = 0; i < NCOORD; ++i) printf(" %s=%u", coord_names[i], *coordinate(&r, i));
+        printf(" default=%" PRIu64, got[0]);
+        for (int k = 0; k < count; ++k) {
+            if (k > 0) printf(" %s=%" PRIu64, names[k], got[k]);
+            struct seed_entry e = {got[k], rank, rules[k].name, {rules[k].role, -1, -1, -1, -1, -1}};
+            const uint32_t depends = rules[rules[k].role].depends;
+            for (int i = 0; i < NCOORD; ++i)
+                if (depends & (1u << i)) e.identity[1 + i] = *coordinate(&r, i);
+            entries[n++] = e;
         }
         printf("\n");
     }
@@ -142,7 +224,9 @@ const struct command cmd_seeds = {
     "usage: rngtrk seeds --policy P --seed S --tp A --pp B --dp C [options]\n"
     "\n"
     "Prints one line per rank (Megatron-LM's rank order: tp fastest, then dp, then pp) with\n"
-    "the seeds rngtrk_tracker_seed_rank gives its default and named states.\n"
+    "the seeds rngtrk_tracker_seed_rank gives its default and named states.  With --check, two\n"
+    "states collide when they share a seed but not a stream: another state, or another value\n"
+    "of a coordinate the seed depends on (what the library's seeds move with).\n"
     "\n"
     "  --policy P               megatron, slapo or derived (docs/distributed.md)\n"
     "  --seed S                 the job's base seed\n"

@@ -139,6 +139,9 @@ typedef enum rngtrk_seed_policy {
     RNGTRK_POLICY_DERIVED = 2,
     RNGTRK_POLICY_RANGE_ = 0x7FFFFFFF
 } rngtrk_seed_policy;
+const char *rngtrk_seed_policy_name(rngtrk_seed_policy policy);
+rngtrk_status rngtrk_seed_policy_from_name(const char *name, rngtrk_seed_policy *out);
+const char *rngtrk_seed_flag_name(uint32_t flag);
 typedef struct rngtrk_parallel_rank {
     uint32_t struct_size;
     uint32_t tp;

@@ -382,16 +382,15 @@ class Tracker:
                   always_enable_tp_seed=False):
         """Seeds this tracker as `policy` ("megatron", "slapo", "derived")
         seeds the rank at these coordinates; checkpoints then record it."""
-        from .distributed import POLICIES
-        if policy not in POLICIES:
-            raise invalid(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+        from .distributed import policy_value
+        value = policy_value(policy)
         rank = ffi.new("rngtrk_parallel_rank *")
         check(lib.rngtrk_parallel_rank_init(rank, ffi.sizeof("rngtrk_parallel_rank")))
         rank.tp, rank.pp, rank.dp, rank.ep, rank.etp = (_u64(v, "coordinate") for v in (tp, pp, dp, ep, etp))
         flags = (lib.RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT if dp_random_init else 0) | \
                 (lib.RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED if always_enable_tp_seed else 0)
         with self._lock:
-            check(lib.rngtrk_tracker_seed_rank(self._live(), POLICIES[policy], _u64(seed, "seed"), rank, flags))
+            check(lib.rngtrk_tracker_seed_rank(self._live(), value, _u64(seed, "seed"), rank, flags))
 
     # -- the reservation ledger (docs/ledger.md) ----------------------------
 

@@ -57,3 +57,34 @@ def test_sharded_boxes_drawn_by_trackers_rebuild_the_tensor():
         t.manual_seed(5)
         t.advance(60)
         assert t.digest() == after
+
+
+def test_policy_and_flag_names_come_from_the_library():
+    from rngtrk import distributed
+    lib = rngtrk._library.lib
+    assert distributed.POLICIES == {"megatron": lib.RNGTRK_POLICY_MEGATRON, "slapo": lib.RNGTRK_POLICY_SLAPO,
+                                    "derived": lib.RNGTRK_POLICY_DERIVED}
+    assert distributed.POLICY_NAMES == {0: "megatron", 1: "slapo", 2: "derived"}
+    assert distributed.FLAG_NAMES == ((lib.RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT, "dp-random-init"),
+                                      (lib.RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED, "always-enable-tp-seed"))
+    for name, value in distributed.POLICIES.items():
+        assert distributed.policy_value(name) == value
+    assert rngtrk._library.ffi.NULL == lib.rngtrk_seed_flag_name(3)  # two bits are not one flag's name
+    for bad in ("Megatron", "megatron\0", "", 0, None):
+        with pytest.raises(rngtrk.InvalidArgumentError, match="megatron, slapo or derived"):
+            distributed.policy_value(bad)
+
+
+def test_a_flag_the_policy_does_not_read_is_refused_by_name_and_changes_nothing(tracker):
+    tracker.seed_rank("derived", 9, tp=1, dp_random_init=True)
+    before, origin = tracker.save(), tracker.origin()
+    for policy, flags, words in (("megatron", {"always_enable_tp_seed": True}, ("megatron", "always-enable-tp-seed")),
+                                 ("slapo", {"dp_random_init": True}, ("slapo", "dp-random-init")),
+                                 ("derived", {"always_enable_tp_seed": True}, ("derived", "always-enable-tp-seed"))):
+        with pytest.raises(rngtrk.InvalidArgumentError) as raised:
+            tracker.seed_rank(policy, 9, tp=1, **flags)
+        for word in words:
+            assert word in str(raised.value)
+        assert tracker.save() == before and tracker.origin() == origin
+    tracker.seed_rank("slapo", 9, tp=1, always_enable_tp_seed=True)
+    assert tracker.origin().flags == ("always-enable-tp-seed",)

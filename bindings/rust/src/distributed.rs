@@ -1,7 +1,10 @@
 //! Distributed training (`docs/distributed.md`): key derivation, seeding
 //! policies, rank-aware checkpoints, desync detection, and PyTorch
 //! DTensor's offsets and boxes.
+use std::ffi::{CStr, CString};
+use std::fmt;
 use std::ops::BitOr;
+use std::os::raw::c_char;
 
 use crate::error::{check, Error};
 use crate::state::PhiloxState;
@@ -82,6 +85,56 @@ impl SeedPolicy {
             other => SeedPolicy::Other(other),
         }
     }
+
+    /// The library's name of the policy (`"megatron"`, `"slapo"`,
+    /// `"derived"`), or `None` for a value the library does not know.
+    pub fn name(self) -> Option<&'static str> {
+        // SAFETY: takes any value; returns NULL or a static string.
+        static_name(unsafe { sys::rngtrk_seed_policy_name(self.to_c()) })
+    }
+
+    /// The policy the library calls `name`.  Errors: `InvalidArgument` for
+    /// another name (the message lists the policies).
+    pub fn from_name(name: &str) -> Result<SeedPolicy, Error> {
+        let c = CString::new(name).map_err(|_| {
+            let names: Vec<String> = SeedPolicy::all().iter().map(|p| p.to_string()).collect();
+            let (last, rest) = names.split_last().expect("the library knows a policy");
+            Error::invalid(format!(
+                "unknown seeding policy {:?} (the policies are {} or {})",
+                name,
+                rest.join(", "),
+                last
+            ))
+        })?;
+        let mut out: sys::rngtrk_seed_policy = 0;
+        // SAFETY: a NUL-terminated string and a valid out-pointer.
+        check(unsafe { sys::rngtrk_seed_policy_from_name(c.as_ptr(), &mut out) })?;
+        Ok(SeedPolicy::from_c(out))
+    }
+
+    /// Every policy the library knows, in value order.
+    pub fn all() -> Vec<SeedPolicy> {
+        (0u32..).map(SeedPolicy::from_c).take_while(|p| p.name().is_some()).collect()
+    }
+}
+
+/// The library's name, or `policy N` for a value it does not know.
+impl fmt::Display for SeedPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.name() {
+            Some(name) => f.write_str(name),
+            None => write!(f, "policy {}", self.to_c()),
+        }
+    }
+}
+
+/// A static string the library returned, or `None` for NULL.
+fn static_name(p: *const c_char) -> Option<&'static str> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: the library's names are static, NUL-terminated ASCII.
+    unsafe { CStr::from_ptr(p) }.to_str().ok()
 }
 
 /// Flags of [`Tracker::seed_rank`], combined with `|`.
@@ -95,6 +148,52 @@ impl SeedFlags {
     pub const DATA_PARALLEL_RANDOM_INIT: SeedFlags = SeedFlags(sys::RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT);
     /// slapo: the default state takes the tensor-parallel seed.
     pub const ALWAYS_ENABLE_TP_SEED: SeedFlags = SeedFlags(sys::RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED);
+}
+
+impl SeedFlags {
+    /// The library's name of a single flag (`"dp-random-init"`,
+    /// `"always-enable-tp-seed"`); `None` for no flag, several, or one the
+    /// library does not know.
+    pub fn name(self) -> Option<&'static str> {
+        // SAFETY: takes any value; returns NULL or a static string.
+        static_name(unsafe { sys::rngtrk_seed_flag_name(self.0) })
+    }
+
+    /// The flags set here, one per bit, each as the library knows it.
+    pub fn split(self) -> Vec<SeedFlags> {
+        (0..32).map(|i| SeedFlags(1u32 << i)).filter(|f| self.0 & f.0 != 0).collect()
+    }
+
+    /// The library's names of the flags set here; a bit it does not know
+    /// is left out (Display shows it in hex).
+    pub fn names(self) -> Vec<&'static str> {
+        self.split().into_iter().filter_map(SeedFlags::name).collect()
+    }
+
+    /// The flag the library calls `name`, or `None`.
+    pub fn from_name(name: &str) -> Option<SeedFlags> {
+        SeedFlags(u32::MAX).split().into_iter().find(|f| f.name() == Some(name))
+    }
+}
+
+/// The flags' names joined by `|` (`none` when there is none; an unknown
+/// bit in hex).
+impl fmt::Display for SeedFlags {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 == 0 {
+            return f.write_str("none");
+        }
+        for (i, flag) in self.split().into_iter().enumerate() {
+            if i > 0 {
+                f.write_str("|")?;
+            }
+            match flag.name() {
+                Some(name) => f.write_str(name)?,
+                None => write!(f, "{:#x}", flag.0)?,
+            }
+        }
+        Ok(())
+    }
 }
 
 impl BitOr for SeedFlags {

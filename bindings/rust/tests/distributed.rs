@@ -75,6 +75,53 @@ fn flags_and_policies_reach_the_library() {
 }
 
 #[test]
+fn policy_and_flag_names_are_the_librarys() {
+    assert_eq!(SeedPolicy::all(), vec![SeedPolicy::Megatron, SeedPolicy::Slapo, SeedPolicy::Derived]);
+    for (policy, name) in
+        [(SeedPolicy::Megatron, "megatron"), (SeedPolicy::Slapo, "slapo"), (SeedPolicy::Derived, "derived")]
+    {
+        assert_eq!(policy.name(), Some(name));
+        assert_eq!(policy.to_string(), name);
+        assert_eq!(SeedPolicy::from_name(name).unwrap(), policy);
+    }
+    assert_eq!(SeedPolicy::Other(7).name(), None);
+    assert_eq!(SeedPolicy::Other(7).to_string(), "policy 7");
+    for bad in ["Megatron", "", "megatron\0", "jax"] {
+        let e = SeedPolicy::from_name(bad).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        assert!(e.message().contains("megatron, slapo or derived"), "{}", e.message());
+    }
+    assert_eq!(SeedFlags::DATA_PARALLEL_RANDOM_INIT.name(), Some("dp-random-init"));
+    assert_eq!(SeedFlags::ALWAYS_ENABLE_TP_SEED.name(), Some("always-enable-tp-seed"));
+    let both = SeedFlags::DATA_PARALLEL_RANDOM_INIT | SeedFlags::ALWAYS_ENABLE_TP_SEED;
+    assert_eq!(both.name(), None);
+    assert_eq!(both.names(), vec!["dp-random-init", "always-enable-tp-seed"]);
+    assert_eq!((both | SeedFlags(0x40)).to_string(), "dp-random-init|always-enable-tp-seed|0x40");
+    assert_eq!(SeedFlags::NONE.to_string(), "none");
+    assert_eq!(SeedFlags::from_name("always-enable-tp-seed"), Some(SeedFlags::ALWAYS_ENABLE_TP_SEED));
+    assert_eq!(SeedFlags::from_name("context-parallel"), None);
+}
+
+#[test]
+fn a_flag_the_policy_does_not_read_is_refused_by_name() {
+    let mut t = Tracker::new().unwrap();
+    let rank = ParallelRank { tp: 2, ..Default::default() };
+    t.seed_rank(SeedPolicy::Megatron, 5, &rank, SeedFlags::NONE).unwrap();
+    let before = (common::snapshot(&t), t.origin().unwrap());
+    for (policy, flags) in [
+        (SeedPolicy::Megatron, SeedFlags::ALWAYS_ENABLE_TP_SEED),
+        (SeedPolicy::Derived, SeedFlags::ALWAYS_ENABLE_TP_SEED),
+        (SeedPolicy::Slapo, SeedFlags::DATA_PARALLEL_RANDOM_INIT),
+    ] {
+        let e = t.seed_rank(policy, 5, &rank, flags).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+        let message = e.message();
+        assert!(message.contains(policy.name().unwrap()) && message.contains(flags.name().unwrap()), "{}", message);
+        assert_eq!((common::snapshot(&t), t.origin().unwrap()), before);
+    }
+}
+
+#[test]
 fn digests_are_equal_exactly_when_the_states_are() {
     let (mut a, mut b) = (Tracker::new().unwrap(), Tracker::new().unwrap());
     a.add("x", 1).unwrap();

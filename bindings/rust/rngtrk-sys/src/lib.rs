@@ -922,6 +922,33 @@ pub const rngtrk_seed_policy_RNGTRK_POLICY_DERIVED: rngtrk_seed_policy = 2;
 pub const rngtrk_seed_policy_RNGTRK_POLICY_RANGE_: rngtrk_seed_policy = 2147483647;
 #[doc = " How each rank's seeds are made."]
 pub type rngtrk_seed_policy = ::std::os::raw::c_uint;
+extern "C" {
+    #[doc = " The name of `policy`: \"megatron\", \"slapo\" or \"derived\", the spelling"]
+    #[doc = "  every rngtrk tool and binding uses.  NULL for a value that is not a"]
+    #[doc = "  policy.  Policies are numbered from 0 without gaps, so asking for 0, 1,"]
+    #[doc = "  2, ... until NULL lists them all.  The string is static.  Never fails"]
+    #[doc = "  otherwise.  Added in 0.1."]
+    pub fn rngtrk_seed_policy_name(policy: rngtrk_seed_policy) -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    #[doc = " Writes the policy called `name` (NUL-terminated; the exact spelling of"]
+    #[doc = "  `rngtrk_seed_policy_name`) to `*out`.  Returns `RNGTRK_OK`, or"]
+    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (NULL, or no policy has that name: the"]
+    #[doc = "  message lists the names; `*out` is left as it was).  Added in 0.1."]
+    pub fn rngtrk_seed_policy_from_name(
+        name: *const ::std::os::raw::c_char,
+        out: *mut rngtrk_seed_policy,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    #[doc = " The name of `flag`, which must be exactly one known RNGTRK_SEED_* bit:"]
+    #[doc = "  \"dp-random-init\" (RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT) or"]
+    #[doc = "  \"always-enable-tp-seed\" (RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED).  NULL for 0,"]
+    #[doc = "  for a bit this library does not know, and for several bits at once:"]
+    #[doc = "  asking for each of the 32 bits lists the flags.  The string is static."]
+    #[doc = "  Added in 0.1."]
+    pub fn rngtrk_seed_flag_name(flag: u32) -> *const ::std::os::raw::c_char;
+}
 #[doc = " A rank's coordinates in the parallel layout.  A growable struct: fill it"]
 #[doc = "  with `rngtrk_parallel_rank_init` (coordinates 0), then set them."]
 #[repr(C)]
