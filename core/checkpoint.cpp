@@ -21,6 +21,18 @@ constexpr size_t kEntryFixedBytes = 1 + kStateBytes;
 
 }  // namespace
 
+void check_checkpoint_version(uint32_t version, const std::string &where) {
+    static constexpr uint32_t kReadable[] = {kCheckpointFormatVersion, kCheckpointOriginVersion};
+    std::string list;
+    const size_t n = sizeof kReadable / sizeof kReadable[0];
+    for (size_t i = 0; i < n; ++i) {
+        if (version == kReadable[i]) return;
+        list += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + std::to_string(kReadable[i]);
+    }
+    fail(RNGTRK_E_UNSUPPORTED_VERSION, where + "checkpoint format version " + std::to_string(version) +
+                                           " is not supported (this library reads versions " + list + ")");
+}
+
 size_t checkpoint_size(const std::vector<NamedState> &states, const Origin &origin) {
     if (states.size() > std::numeric_limits<uint32_t>::max())
         fail(RNGTRK_E_OVERFLOW, "too many named states for one checkpoint");
@@ -73,10 +85,7 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
                                               : "bad magic (not an rngtrk checkpoint)");
     if (len < 12) corrupt("truncated inside the header (" + std::to_string(len) + " bytes)");
     const uint32_t version = load_le32(src + 8);
-    if (version != kCheckpointFormatVersion && version != kCheckpointOriginVersion)
-        fail(RNGTRK_E_UNSUPPORTED_VERSION,
-             "checkpoint format version " + std::to_string(version) +
-                 " is not supported (this library reads versions 1 and 2)");
+    check_checkpoint_version(version);
     if (len < kCheckpointHeaderBytes + kCheckpointTrailerBytes)
         corrupt("truncated inside the header (" + std::to_string(len) + " bytes)");
     const uint64_t declared = load_le64(src + 12);

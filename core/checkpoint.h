@@ -37,6 +37,11 @@ constexpr size_t kCheckpointOriginBytes = 36;  // policy, flags, seed, tp, pp, d
 constexpr size_t kCheckpointHeaderBytes = 40;  // magic, version, length, default state, count
 constexpr size_t kCheckpointTrailerBytes = 4;  // CRC-32
 
+// The one place that knows which format versions this library reads:
+// throws Error(RNGTRK_E_UNSUPPORTED_VERSION) for any other, naming it and
+// the readable ones, with `where` ("PATH: ") in front of the message.
+void check_checkpoint_version(uint32_t version, const std::string &where = "");
+
 // Exact encoded size of (default_state, states); throws
 // Error(RNGTRK_E_OVERFLOW) if it does not fit the format or size_t.
 // With an origin present the encoding is version 2 (36 bytes more).

@@ -112,9 +112,7 @@ std::vector<uint8_t> read_checkpoint_file(const std::string &path) {
         fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: not an rngtrk checkpoint (bad magic)");
     if (got < sizeof head) fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: truncated inside the header");
     const uint32_t version = load_le32(head + 8);
-    if (version != kCheckpointFormatVersion && version != kCheckpointOriginVersion)
-        fail(RNGTRK_E_UNSUPPORTED_VERSION, path + ": checkpoint format version " + std::to_string(version) +
-                                               " is not supported (this library reads versions 1 and 2)");
+    check_checkpoint_version(version, path + ": ");
     const uint64_t declared = load_le64(head + 12);
     if (declared != static_cast<uint64_t>(st.st_size))
         fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: " + std::to_string(st.st_size) +
