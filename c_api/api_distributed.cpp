@@ -37,6 +37,8 @@ rngtrk::MeshSpec mesh_from_c(size_t mesh_ndim, const uint64_t *mesh_shape, const
 rngtrk::ParallelRank to_core(const rngtrk_parallel_rank &c) {
     rngtrk::ParallelRank r;
     r.tp = c.tp, r.pp = c.pp, r.dp = c.dp, r.ep = c.ep, r.etp = c.etp;
+    r.gtp_remat = c.gtp_remat, r.gtp_remat_size = c.gtp_remat_size;
+    r.egtp_remat = c.egtp_remat, r.egtp_remat_size = c.egtp_remat_size;
     return r;
 }
 
@@ -45,7 +47,10 @@ rngtrk_origin to_c(const rngtrk::Origin &o) {
     c.present = o.present ? 1 : 0;
     if (o.present) {
         c.policy = static_cast<uint32_t>(o.policy), c.flags = o.flags, c.seed = o.seed;
-        c.tp = o.rank.tp, c.pp = o.rank.pp, c.dp = o.rank.dp, c.ep = o.rank.ep, c.etp = o.rank.etp;
+        const rngtrk::ParallelRank &r = o.rank;
+        c.tp = r.tp, c.pp = r.pp, c.dp = r.dp, c.ep = r.ep, c.etp = r.etp;
+        c.gtp_remat = r.gtp_remat, c.gtp_remat_size = r.gtp_remat_size;
+        c.egtp_remat = r.egtp_remat, c.egtp_remat_size = r.egtp_remat_size;
     }
     return c;
 }

@@ -293,13 +293,14 @@ RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *s
 #define RNGTRK_LOAD_ANY_RANK 1
 
 /** `rngtrk_tracker_load` with flags.  A checkpoint that records an origin
- *  (format version 2) is refused with `RNGTRK_E_WRONG_RANK` when this
+ *  (format version 2 or 3) is refused with `RNGTRK_E_WRONG_RANK` when this
  *  tracker has an origin whose streams differ: another policy, base seed or
- *  flags, or another coordinate the policy's seeds depend on (pp, tp, ep,
- *  etp; dp for slapo and with DATA_PARALLEL_RANDOM_INIT).
- *  `RNGTRK_LOAD_ANY_RANK` loads it anyway.  After a load the tracker takes
- *  the checkpoint's origin (none for version 1).  Other statuses as
- *  `rngtrk_tracker_load`. */
+ *  flags, or another coordinate the policy's seeds depend on (megatron and
+ *  derived: pp, tp, ep, etp, dp with DATA_PARALLEL_RANDOM_INIT, whether
+ *  each remat axis is on and its rank when on; slapo: pp, tp, dp); the
+ *  message names every coordinate that differs.  `RNGTRK_LOAD_ANY_RANK`
+ *  loads it anyway.  After a load the tracker takes the checkpoint's origin
+ *  (none for version 1).  Other statuses as `rngtrk_tracker_load`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
                                                    uint32_t flags);
 
@@ -325,8 +326,8 @@ RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char 
 /** Describes checkpoint bytes without a tracker, as the one line of
  *  canonical JSON every rngtrk tool prints (`rngtrk inspect`, Python's
  *  `checkpoint_to_json`, Rust's `checkpoint_to_json`): format_version, the
- *  default state, the named states in stored order and, for a version-2
- *  checkpoint, its origin (docs/cli.md).  The bytes are validated exactly
+ *  default state, the named states in stored order and, for a version-2 or
+ *  -3 checkpoint, its origin, flags by name (docs/cli.md).  The bytes are validated exactly
  *  as `rngtrk_tracker_load` validates them.  Writes the JSON and a
  *  terminating NUL to `dst` and the JSON's length (without the NUL) to
  *  `*out_len`; dst = NULL, capacity = 0 is a size query.  Returns
@@ -514,7 +515,8 @@ RNGTRK_API rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64
 
 /** How each rank's seeds are made. */
 typedef enum rngtrk_seed_policy {
-    RNGTRK_POLICY_MEGATRON = 0, /**< Megatron-LM: seed + 100 pp (+ 10 dp), + 2718 + tp, + 1024 + 100 ep + etp */
+    RNGTRK_POLICY_MEGATRON = 0, /**< Megatron-LM main: seed + 100 pp (+ 10 dp), + 2718 + tp, + 1024 + 100 ep + etp,
+                                     and the remat states */
     RNGTRK_POLICY_SLAPO = 1,    /**< slapo's set_random_seed */
     RNGTRK_POLICY_DERIVED = 2,  /**< ours: fold_in per mesh axis; recommended */
     RNGTRK_POLICY_RANGE_ = 0x7FFFFFFF /**< not a policy: any int is a valid value in C++ */
@@ -550,17 +552,26 @@ RNGTRK_API rngtrk_status rngtrk_seed_policy_from_name(const char *name, rngtrk_s
 RNGTRK_API const char *rngtrk_seed_flag_name(uint32_t flag);
 
 /** A rank's coordinates in the parallel layout.  A growable struct: fill it
- *  with `rngtrk_parallel_rank_init` (coordinates 0), then set them. */
+ *  with `rngtrk_parallel_rank_init` (coordinates 0, remat axes off), then
+ *  set them.  The remat axes are Megatron-LM's weight-rematerialisation
+ *  groups (GTP_remat for dense weights, EGTP_remat for expert weights): a
+ *  group size of 0 or 1 means the axis is off (no state; its rank must be
+ *  0); from 2 on, the rank must be below the size.  A caller whose struct
+ *  ends at `etp` (24 bytes) has both axes off. */
 typedef struct rngtrk_parallel_rank {
-    uint32_t struct_size; /**< the caller's sizeof(rngtrk_parallel_rank), set by the init function */
-    uint32_t tp;          /**< tensor-parallel rank */
-    uint32_t pp;          /**< pipeline-parallel rank */
-    uint32_t dp;          /**< data-parallel rank */
-    uint32_t ep;          /**< expert-parallel rank */
-    uint32_t etp;         /**< expert-tensor-parallel rank */
+    uint32_t struct_size;     /**< the caller's sizeof(rngtrk_parallel_rank), set by the init function */
+    uint32_t tp;              /**< tensor-parallel rank */
+    uint32_t pp;              /**< pipeline-parallel rank */
+    uint32_t dp;              /**< data-parallel rank */
+    uint32_t ep;              /**< expert-parallel rank */
+    uint32_t etp;             /**< expert-tensor-parallel rank */
+    uint32_t gtp_remat;       /**< rank in the GTP_remat group (added in 0.1) */
+    uint32_t gtp_remat_size;  /**< size of the GTP_remat group; 0 or 1: off (added in 0.1) */
+    uint32_t egtp_remat;      /**< rank in the expert GTP_remat group (added in 0.1) */
+    uint32_t egtp_remat_size; /**< size of the expert GTP_remat group; 0 or 1: off (added in 0.1) */
 } rngtrk_parallel_rank;
 
-/** The size of the first published `rngtrk_parallel_rank`. */
+/** The size of the first published `rngtrk_parallel_rank` (up to `etp`). */
 #define RNGTRK_PARALLEL_RANK_MIN_SIZE 24
 
 /** Fills the caller's rank of `rank_size` bytes with struct_size and zeros
@@ -574,13 +585,17 @@ RNGTRK_API rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, s
 
 /** Seeds the tracker as `policy` seeds this rank: the default state becomes
  *  (default seed, 0) and the named states are replaced (set_states) by the
- *  policy's: megatron and derived give "data-parallel-rng",
- *  "model-parallel-rng", "expert-parallel-rng"; slapo "model-parallel-rng".
- *  The tracker records the origin (policy, seed, flags, rank) and writes it
- *  into its checkpoints.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`
- *  (NULL; an unknown policy or flag; a flag the policy does not read, such
- *  as ALWAYS_ENABLE_TP_SEED with megatron: the message names it; a bad
- *  struct_size);
+ *  policy's, in the order upstream adds them: megatron and derived give
+ *  "data-parallel-rng", "model-parallel-rng", "expert-parallel-rng", then
+ *  "gtp-remat-rng" when the GTP_remat axis is on and "egtp-remat-rng" when
+ *  the expert one is; slapo gives "model-parallel-rng".  The formulas:
+ *  docs/distributed.md.  The tracker records the origin (policy, seed,
+ *  flags, rank) and writes it into its checkpoints.  Returns `RNGTRK_OK`;
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL; an unknown policy or flag; a flag the
+ *  policy does not read, such as ALWAYS_ENABLE_TP_SEED with megatron; a
+ *  remat rank not below its group's size, or not 0 in a group of size 0 or
+ *  1; a remat axis on with slapo, which has no remat state: the message
+ *  names the problem and the values; a bad struct_size);
  *  `RNGTRK_E_DUPLICATE_SEED` (two named states of this rank would share a
  *  seed: the policy collides here, nothing changes);
  *  `RNGTRK_E_FORK_ORDER`. */
@@ -588,9 +603,11 @@ RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed
                                                   const rngtrk_parallel_rank *rank, uint32_t flags);
 
 /** Who a tracker's states belong to: set by `rngtrk_tracker_seed_rank`,
- *  written into checkpoints (format version 2) and checked on load.  A
- *  growable struct: initialise it with `rngtrk_origin_init` before
- *  `rngtrk_tracker_get_origin` fills it. */
+ *  written into checkpoints (format version 2, or 3 with a remat axis on)
+ *  and checked on load.  A growable struct: initialise it with
+ *  `rngtrk_origin_init` before `rngtrk_tracker_get_origin` fills it.  It
+ *  records every coordinate a policy uses; a remat axis that is off reads
+ *  0 and 0 (a size of 1 is recorded as 0). */
 typedef struct rngtrk_origin {
     uint32_t struct_size; /**< the caller's sizeof(rngtrk_origin), set by the init function */
     uint32_t present;     /**< 0: no owner (never seeded by a policy); the other fields are 0 */
@@ -603,9 +620,13 @@ typedef struct rngtrk_origin {
     uint32_t ep;          /**< expert-parallel rank */
     uint32_t etp;         /**< expert-tensor-parallel rank */
     uint32_t reserved;    /**< 0 */
+    uint32_t gtp_remat;       /**< rank in the GTP_remat group (added in 0.1; 0 in a 48-byte struct) */
+    uint32_t gtp_remat_size;  /**< its size; 0 when the axis is off (added in 0.1) */
+    uint32_t egtp_remat;      /**< rank in the expert GTP_remat group (added in 0.1) */
+    uint32_t egtp_remat_size; /**< its size; 0 when the axis is off (added in 0.1) */
 } rngtrk_origin;
 
-/** The size of the first published `rngtrk_origin`. */
+/** The size of the first published `rngtrk_origin` (up to `reserved`). */
 #define RNGTRK_ORIGIN_MIN_SIZE 48
 
 /** Fills the caller's origin of `origin_size` bytes with struct_size and

@@ -19,10 +19,23 @@ constexpr size_t kEntryFixedBytes = 1 + kStateBytes;
     fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + what);
 }
 
+// The version an origin is written with, and its block's size.
+uint32_t version_for(const Origin &origin) {
+    return !origin.present ? kCheckpointFormatVersion
+                           : origin_has_remat(origin) ? kCheckpointRematVersion : kCheckpointOriginVersion;
+}
+
+size_t origin_bytes(uint32_t version) {
+    return version == kCheckpointRematVersion ? kCheckpointRematOriginBytes
+           : version == kCheckpointOriginVersion ? kCheckpointOriginBytes
+                                                 : 0;
+}
+
 }  // namespace
 
 void check_checkpoint_version(uint32_t version, const std::string &where) {
-    static constexpr uint32_t kReadable[] = {kCheckpointFormatVersion, kCheckpointOriginVersion};
+    static constexpr uint32_t kReadable[] = {kCheckpointFormatVersion, kCheckpointOriginVersion,
+                                             kCheckpointRematVersion};
     std::string list;
     const size_t n = sizeof kReadable / sizeof kReadable[0];
     for (size_t i = 0; i < n; ++i) {
@@ -36,7 +49,7 @@ void check_checkpoint_version(uint32_t version, const std::string &where) {
 size_t checkpoint_size(const std::vector<NamedState> &states, const Origin &origin) {
     if (states.size() > std::numeric_limits<uint32_t>::max())
         fail(RNGTRK_E_OVERFLOW, "too many named states for one checkpoint");
-    size_t total = kCheckpointHeaderBytes + kCheckpointTrailerBytes + (origin.present ? kCheckpointOriginBytes : 0);
+    size_t total = kCheckpointHeaderBytes + kCheckpointTrailerBytes + origin_bytes(version_for(origin));
     // Each entry is at most 272 bytes and there are fewer than 2^32 of them,
     // so on a 64-bit size_t this cannot overflow; on 32-bit it can.
     for (const NamedState &entry : states) {
@@ -53,7 +66,8 @@ void encode_checkpoint(const PhiloxState &default_state, const std::vector<Named
     const size_t total = checkpoint_size(states, origin);
     uint8_t *p = dst;
     std::memcpy(p, kCheckpointMagic, sizeof kCheckpointMagic);
-    store_le32(p + 8, origin.present ? kCheckpointOriginVersion : kCheckpointFormatVersion);
+    const uint32_t version = version_for(origin);
+    store_le32(p + 8, version);
     store_le64(p + 12, static_cast<uint64_t>(total));
     state_to_bytes(default_state, p + 20);
     store_le32(p + 36, static_cast<uint32_t>(states.size()));
@@ -70,9 +84,11 @@ void encode_checkpoint(const PhiloxState &default_state, const std::vector<Named
         store_le32(p + 4, origin.flags);
         store_le64(p + 8, origin.seed);
         const ParallelRank &r = origin.rank;
-        const uint32_t coords[5] = {r.tp, r.pp, r.dp, r.ep, r.etp};
-        for (int i = 0; i < 5; ++i) store_le32(p + 16 + 4 * i, coords[i]);
-        p += kCheckpointOriginBytes;
+        const uint32_t coords[9] = {r.tp,        r.pp,           r.dp,        r.ep,           r.etp,
+                                    r.gtp_remat, r.gtp_remat_size, r.egtp_remat, r.egtp_remat_size};
+        const size_t count = version == kCheckpointRematVersion ? 9 : 5;
+        for (size_t i = 0; i < count; ++i) store_le32(p + 16 + 4 * i, coords[i]);
+        p += origin_bytes(version);
     }
     store_le32(p, crc32(dst, total - kCheckpointTrailerBytes));
 }
@@ -95,7 +111,7 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
     if (declared < len)
         corrupt(std::to_string(len - declared) + " trailing bytes after the " +
                 std::to_string(declared) + "-byte checkpoint");
-    const size_t trailer = kCheckpointTrailerBytes + (version == kCheckpointOriginVersion ? kCheckpointOriginBytes : 0);
+    const size_t trailer = kCheckpointTrailerBytes + origin_bytes(version);
     if (len < kCheckpointHeaderBytes + trailer) corrupt("truncated (" + std::to_string(len) + " bytes)");
     const size_t body = len - trailer;
     const size_t crc_at = len - kCheckpointTrailerBytes;
@@ -129,7 +145,7 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
     if (pos != body)
         corrupt(std::to_string(body - pos) + " unused bytes after the last entry");
     contents.version = version;
-    if (version == kCheckpointOriginVersion) {
+    if (version != kCheckpointFormatVersion) {
         const uint8_t *o = src + body;
         Origin &origin = contents.origin;
         origin.present = true;
@@ -139,8 +155,15 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
         ParallelRank &r = origin.rank;
         r.tp = load_le32(o + 16), r.pp = load_le32(o + 20), r.dp = load_le32(o + 24);
         r.ep = load_le32(o + 28), r.etp = load_le32(o + 32);
+        if (version == kCheckpointRematVersion) {
+            r.gtp_remat = load_le32(o + 36), r.gtp_remat_size = load_le32(o + 40);
+            r.egtp_remat = load_le32(o + 44), r.egtp_remat_size = load_le32(o + 48);
+        }
         if (!seed_policy_from_value(policy, &origin.policy))
             corrupt("origin: unknown seeding policy " + std::to_string(policy));
+        // Canonical: an origin without remat coordinates is written as version 2.
+        if (version_for(origin) != version)
+            corrupt("origin: version 3 with every remat coordinate 0 (such an origin is written as version 2)");
         // Only what rngtrk_tracker_seed_rank can record.
         const std::string problem = origin_problem(origin);
         if (!problem.empty()) corrupt("origin: " + problem);

@@ -24,16 +24,20 @@ struct NamedState {
 struct CheckpointContents {
     PhiloxState default_state;
     std::vector<NamedState> states;  // insertion order
-    Origin origin;                   // version 2 only (seed_policy.h)
+    Origin origin;                   // versions 2 and 3 (seed_policy.h)
     uint32_t version = 1;
 };
 
 constexpr char kCheckpointMagic[8] = {'R', 'N', 'G', 'T', 'R', 'K', 'C', 'K'};
 // Version 1: states only.  Version 2: states plus an origin block; written
-// only for trackers that have an origin, so others stay readable by v1 readers.
+// only for trackers that have an origin, so others stay readable by v1
+// readers.  Version 3: the origin block adds the remat coordinates; written
+// only when one of them is not 0, so other origins stay version 2.
 constexpr uint32_t kCheckpointFormatVersion = 1;
 constexpr uint32_t kCheckpointOriginVersion = 2;
-constexpr size_t kCheckpointOriginBytes = 36;  // policy, flags, seed, tp, pp, dp, ep, etp
+constexpr uint32_t kCheckpointRematVersion = 3;
+constexpr size_t kCheckpointOriginBytes = 36;       // policy, flags, seed, tp, pp, dp, ep, etp
+constexpr size_t kCheckpointRematOriginBytes = 52;  // those, then gtp_remat(_size), egtp_remat(_size)
 constexpr size_t kCheckpointHeaderBytes = 40;  // magic, version, length, default state, count
 constexpr size_t kCheckpointTrailerBytes = 4;  // CRC-32
 
@@ -44,7 +48,8 @@ void check_checkpoint_version(uint32_t version, const std::string &where = "");
 
 // Exact encoded size of (default_state, states); throws
 // Error(RNGTRK_E_OVERFLOW) if it does not fit the format or size_t.
-// With an origin present the encoding is version 2 (36 bytes more).
+// With an origin present the encoding is version 2 (36 bytes more), or 3
+// (52) when the origin has a remat coordinate.
 size_t checkpoint_size(const std::vector<NamedState> &states, const Origin &origin = Origin());
 
 // Writes exactly checkpoint_size(states, origin) bytes to dst.  The states

@@ -42,7 +42,7 @@ void append_state(std::string &out, const PhiloxState &s) {
     out += "\"seed\": " + std::to_string(s.seed) + ", \"offset\": " + std::to_string(s.offset);
 }
 
-void append_origin(std::string &out, const Origin &o) {
+void append_origin(std::string &out, const Origin &o, uint32_t version) {
     out += ", \"origin\": {\"policy\": \"";
     out += seed_policy_name(static_cast<uint32_t>(o.policy));
     out += "\", \"seed\": " + std::to_string(o.seed) + ", \"flags\": [";
@@ -53,7 +53,13 @@ void append_origin(std::string &out, const Origin &o) {
     const ParallelRank &r = o.rank;
     out += "], \"rank\": {\"tp\": " + std::to_string(r.tp) + ", \"pp\": " + std::to_string(r.pp) +
            ", \"dp\": " + std::to_string(r.dp) + ", \"ep\": " + std::to_string(r.ep) +
-           ", \"etp\": " + std::to_string(r.etp) + "}}";
+           ", \"etp\": " + std::to_string(r.etp);
+    // The remat coordinates, which only version 3 records.
+    if (version == kCheckpointRematVersion)
+        out += ", \"gtp_remat\": " + std::to_string(r.gtp_remat) + ", \"gtp_remat_size\": " +
+               std::to_string(r.gtp_remat_size) + ", \"egtp_remat\": " + std::to_string(r.egtp_remat) +
+               ", \"egtp_remat_size\": " + std::to_string(r.egtp_remat_size);
+    out += "}}";
 }
 
 }  // namespace
@@ -74,7 +80,7 @@ std::string checkpoint_json(const uint8_t *src, size_t len) {
         out += '}';
     }
     out += ']';
-    if (contents.origin.present) append_origin(out, contents.origin);
+    if (contents.origin.present) append_origin(out, contents.origin, contents.version);
     out += '}';
     return out;
 }

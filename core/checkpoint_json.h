@@ -13,7 +13,8 @@ namespace rngtrk {
 // newline: what Python's json.dumps(obj, ensure_ascii=False) writes for
 //   {"format_version", "default": {"seed", "offset"},
 //    "states": [{"name", "seed", "offset"}, ...], "origin": {...}}
-// ("origin" only for a version-2 checkpoint).  Throws Error.
+// ("origin" only for a version-2 or -3 checkpoint; its "rank" has the remat
+// coordinates for version 3).  Throws Error.
 std::string checkpoint_json(const uint8_t *src, size_t len);
 
 }  // namespace rngtrk

@@ -10,18 +10,29 @@ namespace rngtrk {
 namespace {
 
 // The rank coordinates, as bits of a policy's dependency set.
-enum Coordinate : uint32_t { kTp = 1, kPp = 2, kDp = 4, kEp = 8, kEtp = 16 };
+enum Coordinate : uint32_t { kTp = 1, kPp = 2, kDp = 4, kEp = 8, kEtp = 16, kGtpRemat = 32, kEgtpRemat = 64 };
 
 struct CoordinateRule {
     Coordinate bit;
     const char *name;
     uint32_t ParallelRank::*value;
+    uint32_t ParallelRank::*size;  // a remat axis's group size; nullptr for the others
+    const char *state;             // the state a remat axis adds
 };
 
 constexpr CoordinateRule kCoordinates[] = {
-    {kTp, "tp", &ParallelRank::tp}, {kPp, "pp", &ParallelRank::pp},    {kDp, "dp", &ParallelRank::dp},
-    {kEp, "ep", &ParallelRank::ep}, {kEtp, "etp", &ParallelRank::etp},
+    {kTp, "tp", &ParallelRank::tp, nullptr, nullptr},
+    {kPp, "pp", &ParallelRank::pp, nullptr, nullptr},
+    {kDp, "dp", &ParallelRank::dp, nullptr, nullptr},
+    {kEp, "ep", &ParallelRank::ep, nullptr, nullptr},
+    {kEtp, "etp", &ParallelRank::etp, nullptr, nullptr},
+    {kGtpRemat, "gtp_remat", &ParallelRank::gtp_remat, &ParallelRank::gtp_remat_size, "gtp-remat-rng"},
+    {kEgtpRemat, "egtp_remat", &ParallelRank::egtp_remat, &ParallelRank::egtp_remat_size, "egtp-remat-rng"},
 };
+
+// A remat axis is on when its group has at least 2 ranks (Megatron-LM adds
+// the state only when the world size is above 1).
+bool axis_on(const ParallelRank &r, const CoordinateRule &c) { return r.*c.size > 1; }
 
 struct FlagRule {
     uint32_t bit;
@@ -43,9 +54,9 @@ struct PolicyRule {
 
 // Indexed by the policy's value.
 constexpr PolicyRule kPolicies[] = {
-    {SeedPolicy::megatron, "megatron", kSeedDataParallelRandomInit, kTp | kPp | kEp | kEtp},
+    {SeedPolicy::megatron, "megatron", kSeedDataParallelRandomInit, kTp | kPp | kEp | kEtp | kGtpRemat | kEgtpRemat},
     {SeedPolicy::slapo, "slapo", kSeedAlwaysEnableTpSeed, kTp | kPp | kDp},
-    {SeedPolicy::derived, "derived", kSeedDataParallelRandomInit, kTp | kPp | kEp | kEtp},
+    {SeedPolicy::derived, "derived", kSeedDataParallelRandomInit, kTp | kPp | kEp | kEtp | kGtpRemat | kEgtpRemat},
 };
 
 static_assert(kPolicies[0].policy == SeedPolicy::megatron && kPolicies[1].policy == SeedPolicy::slapo &&
@@ -69,7 +80,7 @@ uint32_t dependencies(SeedPolicy policy, uint32_t flags) {
 }
 
 // Empty when the request is valid, else the first problem.
-std::string request_problem(SeedPolicy policy, const ParallelRank &, uint32_t flags) {
+std::string request_problem(SeedPolicy policy, const ParallelRank &rank, uint32_t flags) {
     const PolicyRule &p = rule_of(policy);
     if (const uint32_t unknown = flags & ~known_flags())
         return "unknown seed flag bits " + seed_flag_names(unknown) + " (the flags are " +
@@ -77,6 +88,23 @@ std::string request_problem(SeedPolicy policy, const ParallelRank &, uint32_t fl
     if (const uint32_t unread = flags & ~p.flags)
         return "policy " + std::string(p.name) + " does not read flag " + seed_flag_names(unread) +
                (p.flags ? " (it reads " + seed_flag_names(p.flags) + ")" : " (it reads none)");
+    for (const CoordinateRule &c : kCoordinates) {
+        if (c.size == nullptr) continue;
+        const std::string value = std::to_string(rank.*c.value), size = std::to_string(rank.*c.size);
+        const std::string size_name = std::string(c.name) + "_size";
+        if (!axis_on(rank, c)) {
+            if (rank.*c.value != 0)
+                return std::string(c.name) + " " + value + " with " + size_name + " " + size +
+                       ": a group of size 0 or 1 is off, and its rank must be 0";
+            continue;
+        }
+        if (!(p.coordinates & c.bit))
+            return "policy " + std::string(p.name) + " has no " + c.state + " state: " + size_name + " " + size +
+                   " must be 0 or 1";
+        if (rank.*c.value >= rank.*c.size)
+            return std::string(c.name) + " " + value + " is outside its group of " + size_name + " " + size +
+                   " (ranks 0 to " + std::to_string(rank.*c.size - 1) + ")";
+    }
     return "";
 }
 
@@ -87,8 +115,12 @@ enum Tag : uint64_t {
     kAxisDp = 3,
     kAxisEp = 4,
     kAxisEtp = 5,
+    kAxisGtpRemat = 6,
+    kAxisEgtpRemat = 7,
     kRoleTp = 0x101,
     kRoleEp = 0x102,
+    kRoleGtpRemat = 0x103,
+    kRoleEgtpRemat = 0x104,
 };
 
 // The seed reached from `seed` by folding in `tag`, then `coordinate`.
@@ -157,16 +189,21 @@ void check_seed_request(SeedPolicy policy, const ParallelRank &rank, uint32_t fl
 
 PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &r, uint32_t flags) {
     PolicySeeds out;
+    const bool gtp_remat = r.gtp_remat_size > 1, egtp_remat = r.egtp_remat_size > 1;
     switch (policy) {
         case SeedPolicy::megatron: {
-            // Megatron-LM: training's _set_random_seed (seed + 100 pp, + 10 dp
-            // with data-parallel random init), then model_parallel_cuda_manual_seed.
+            // Megatron-LM main (d98e8a6): training's _set_random_seed (seed +
+            // 100 pp, + 10 dp with data-parallel random init), then
+            // model_parallel_cuda_manual_seed, whose states are added in this
+            // order, the remat ones only when their group has 2 ranks or more.
             uint64_t s = seed + 100ull * r.pp;
             if (flags & kSeedDataParallelRandomInit) s += 10ull * r.dp;
+            const uint64_t model = s + 2718 + r.tp, expert = s + 1024 + 100ull * r.ep + r.etp;
             out.default_seed = s;
-            out.named = {{"data-parallel-rng", s},
-                         {"model-parallel-rng", s + 2718 + r.tp},
-                         {"expert-parallel-rng", s + 1024 + 100ull * r.ep + r.etp}};
+            out.named = {{"data-parallel-rng", s}, {"model-parallel-rng", model}, {"expert-parallel-rng", expert}};
+            if (gtp_remat) out.named.push_back({"gtp-remat-rng", model + 65536ull * (1ull + r.gtp_remat)});
+            if (egtp_remat)
+                out.named.push_back({"egtp-remat-rng", expert + 32768 + 65536ull * (1ull + r.egtp_remat)});
             break;
         }
         case SeedPolicy::slapo: {
@@ -181,10 +218,18 @@ PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &r
             // Ours: keys derived per mesh axis, in the roles Megatron gives them.
             uint64_t s = derive(seed, kAxisPp, r.pp);
             if (flags & kSeedDataParallelRandomInit) s = derive(s, kAxisDp, r.dp);
+            // The remat states come from the model- and expert-parallel keys,
+            // as Megatron's come from their seeds.
+            const uint64_t model = derive(derive(s, kRoleTp, 0), kAxisTp, r.tp);
+            const uint64_t expert = derive(derive(derive(s, kRoleEp, 0), kAxisEp, r.ep), kAxisEtp, r.etp);
             out.default_seed = s;
-            out.named = {{"data-parallel-rng", s},
-                         {"model-parallel-rng", derive(derive(s, kRoleTp, 0), kAxisTp, r.tp)},
-                         {"expert-parallel-rng", derive(derive(derive(s, kRoleEp, 0), kAxisEp, r.ep), kAxisEtp, r.etp)}};
+            out.named = {{"data-parallel-rng", s}, {"model-parallel-rng", model}, {"expert-parallel-rng", expert}};
+            if (gtp_remat)
+                out.named.push_back(
+                    {"gtp-remat-rng", derive(derive(model, kRoleGtpRemat, 0), kAxisGtpRemat, r.gtp_remat)});
+            if (egtp_remat)
+                out.named.push_back(
+                    {"egtp-remat-rng", derive(derive(expert, kRoleEgtpRemat, 0), kAxisEgtpRemat, r.egtp_remat)});
             break;
         }
     }
@@ -194,10 +239,25 @@ PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &r
 Origin request_origin(SeedPolicy policy, uint64_t seed, const ParallelRank &rank, uint32_t flags) {
     Origin o;
     o.present = true, o.policy = policy, o.flags = flags, o.seed = seed, o.rank = rank;
+    for (const CoordinateRule &c : kCoordinates)
+        if (c.size != nullptr && !axis_on(rank, c)) o.rank.*c.size = 0;  // off: recorded as 0
     return o;
 }
 
-std::string origin_problem(const Origin &o) { return request_problem(o.policy, o.rank, o.flags); }
+bool origin_has_remat(const Origin &o) {
+    for (const CoordinateRule &c : kCoordinates)
+        if (c.size != nullptr && (o.rank.*c.value != 0 || o.rank.*c.size != 0)) return true;
+    return false;
+}
+
+std::string origin_problem(const Origin &o) {
+    const std::string problem = request_problem(o.policy, o.rank, o.flags);
+    if (!problem.empty()) return problem;
+    for (const CoordinateRule &c : kCoordinates)
+        if (c.size != nullptr && o.rank.*c.size == 1)
+            return std::string(c.name) + "_size 1 (an axis that is off is recorded as 0)";
+    return "";
+}
 
 std::vector<std::string> stream_differences(const Origin &a, const Origin &b) {
     std::vector<std::string> out;
@@ -211,7 +271,17 @@ std::vector<std::string> stream_differences(const Origin &a, const Origin &b) {
     // Coordinates that either side's seeds depend on.
     const uint32_t matter = dependencies(a.policy, a.flags) | dependencies(b.policy, b.flags);
     for (const CoordinateRule &c : kCoordinates) {
-        if (!(matter & c.bit) || a.rank.*c.value == b.rank.*c.value) continue;
+        if (!(matter & c.bit)) continue;
+        if (c.size != nullptr && axis_on(a.rank, c) != axis_on(b.rank, c)) {
+            // One side has the state, the other not.
+            const auto on_or_off = [&](const ParallelRank &r) {
+                return axis_on(r, c) ? "on (" + std::to_string(r.*c.value) + " of " + std::to_string(r.*c.size) + ")"
+                                     : std::string("off");
+            };
+            out.push_back(std::string(c.name) + " " + on_or_off(a.rank) + " vs " + on_or_off(b.rank));
+            continue;
+        }
+        if (a.rank.*c.value == b.rank.*c.value) continue;
         out.push_back(std::string(c.name) + " " + std::to_string(a.rank.*c.value) + " vs " +
                       std::to_string(b.rank.*c.value));
     }
@@ -222,8 +292,11 @@ std::string describe_origin(const Origin &o) {
     const std::string flags = seed_flag_names(o.flags);
     std::string out = std::string(rule_of(o.policy).name) + " seed " + std::to_string(o.seed) +
                       (flags.empty() ? "" : " with " + flags) + " (";
-    for (const CoordinateRule &c : kCoordinates)
+    for (const CoordinateRule &c : kCoordinates) {
+        if (c.size != nullptr && !axis_on(o.rank, c)) continue;
         out += (c.bit == kTp ? "" : ", ") + std::string(c.name) + " " + std::to_string(o.rank.*c.value);
+        if (c.size != nullptr) out += " of " + std::to_string(o.rank.*c.size);
+    }
     return out + ")";
 }
 

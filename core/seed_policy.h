@@ -22,10 +22,15 @@ constexpr uint32_t kSeedAlwaysEnableTpSeed = 2;      // slapo: the default state
 // A rank's coordinates.
 struct ParallelRank {
     uint32_t tp = 0, pp = 0, dp = 0, ep = 0, etp = 0;
+    // Megatron-LM's weight-rematerialisation groups (GTP_remat for dense
+    // weights, EGTP_remat for expert weights): the rank in the group and the
+    // group's size.  A size of 0 or 1 means the axis is off: no state, rank 0.
+    uint32_t gtp_remat = 0, gtp_remat_size = 0, egtp_remat = 0, egtp_remat_size = 0;
 };
 
 // Who a tracker's states belong to: what seed_rank was asked, as
-// checkpoints record it.
+// checkpoints record it.  A remat axis that is off has size 0 here (a
+// request's size 1 is recorded as 0).
 struct Origin {
     bool present = false;
     SeedPolicy policy = SeedPolicy::megatron;
@@ -33,6 +38,9 @@ struct Origin {
     uint64_t seed = 0;
     ParallelRank rank;
 };
+
+// Whether the origin has a remat axis on (format version 3 records it).
+bool origin_has_remat(const Origin &origin);
 
 // -- names ------------------------------------------------------------------------
 
@@ -64,8 +72,10 @@ std::string seed_flag_names(uint32_t flags);
 SeedPolicy checked_seed_policy(uint32_t value);
 
 // Checks that `policy` can seed `rank` with `flags`: every flag is known and
-// read by this policy.  Throws Error(RNGTRK_E_INVALID_ARGUMENT) naming the
-// problem.
+// read by this policy; a remat axis that is on belongs to a policy with
+// remat states and its rank is below its size; an axis that is off has rank
+// 0.  Throws Error(RNGTRK_E_INVALID_ARGUMENT) naming the problem and the
+// values.
 void check_seed_request(SeedPolicy policy, const ParallelRank &rank, uint32_t flags);
 
 struct NamedSeed {
@@ -86,19 +96,22 @@ PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &r
 // The origin an accepted request records.
 Origin request_origin(SeedPolicy policy, uint64_t seed, const ParallelRank &rank, uint32_t flags);
 
-// Empty when `origin` is one that an accepted request records, else why it
-// is not (for checkpoints: such an origin is corrupt).
+// Empty when `origin` is one that an accepted request records (remat sizes
+// of 1 included: they are recorded as 0), else why it is not (for
+// checkpoints: such an origin is corrupt).
 std::string origin_problem(const Origin &origin);
 
 // -- the rank check ---------------------------------------------------------------
 
 // What two origins differ in, among what decides their streams: the policy,
 // the base seed, the flags, and every rank coordinate the policy's seeds
-// depend on, each named with both values ("tp 1 vs 0", `a`'s first).  Empty
-// when both give the same streams (data-parallel replicas, for example).
+// depend on, each named with both values ("tp 1 vs 0", `a`'s first; for a
+// remat axis whether it is on, then its rank).  Empty when both give the
+// same streams (data-parallel replicas, for example).
 std::vector<std::string> stream_differences(const Origin &a, const Origin &b);
 
-// "megatron seed 1234 with dp-random-init (tp 3, pp 1, dp 2, ep 1, etp 0)".
+// "megatron seed 1234 with dp-random-init (tp 3, pp 1, dp 2, ep 1, etp 0,
+// gtp_remat 1 of 4)": the remat axes only when on.
 std::string describe_origin(const Origin &origin);
 
 }  // namespace rngtrk

@@ -171,6 +171,38 @@ TEST(AbiStructs, GetOriginWritesOnlyTheCallersStruct) {
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_get_origin(t.get(), &unset));
 }
 
+TEST(AbiStructs, RematFieldsReachOnlyCallersThatHaveThem) {
+    // A 24-byte rank (the first published layout) cannot switch a remat axis
+    // on: its seeds are the current struct's with both axes off.
+    TrackerPtr old_caller = new_tracker(), current = new_tracker();
+    CallerStruct small(RNGTRK_PARALLEL_RANK_MIN_SIZE);
+    ASSERT_OK(rngtrk_parallel_rank_init(small.as<rngtrk_parallel_rank>(), small.size));
+    const rngtrk_parallel_rank r = make_rank(3, 1, 2, 1, 0);
+    std::memcpy(small.bytes() + 4, reinterpret_cast<const unsigned char *>(&r) + 4, 20);
+    ASSERT_OK(rngtrk_tracker_seed_rank(old_caller.get(), RNGTRK_POLICY_MEGATRON, 9, small.as<rngtrk_parallel_rank>(), 0));
+    EXPECT_TRUE(small.guards_intact());
+    ASSERT_OK(rngtrk_tracker_seed_rank(current.get(), RNGTRK_POLICY_MEGATRON, 9, &r, 0));
+    EXPECT_EQ(save(current.get()), save(old_caller.get()));
+    // An origin of the first published size (48 bytes) gets no remat fields,
+    // and nothing past them is written.
+    rngtrk_parallel_rank on = r;
+    on.gtp_remat = 1, on.gtp_remat_size = 2;
+    ASSERT_OK(rngtrk_tracker_seed_rank(current.get(), RNGTRK_POLICY_MEGATRON, 9, &on, 0));
+    CallerStruct first(RNGTRK_ORIGIN_MIN_SIZE);
+    ASSERT_OK(rngtrk_origin_init(first.as<rngtrk_origin>(), first.size));
+    ASSERT_OK(rngtrk_tracker_get_origin(current.get(), first.as<rngtrk_origin>()));
+    EXPECT_TRUE(first.guards_intact());
+    rngtrk_origin full;
+    ASSERT_OK(RNGTRK_ORIGIN_INIT(&full));
+    ASSERT_OK(rngtrk_tracker_get_origin(current.get(), &full));
+    EXPECT_EQ(0, std::memcmp(first.bytes() + 4, reinterpret_cast<const unsigned char *>(&full) + 4,
+                             RNGTRK_ORIGIN_MIN_SIZE - 4));
+    EXPECT_EQ(1u, full.gtp_remat);
+    EXPECT_EQ(2u, full.gtp_remat_size);
+    EXPECT_EQ(64u, sizeof full);
+    EXPECT_EQ(40u, sizeof on);
+}
+
 TEST(AbiStructs, DtypeSizes) {
     EXPECT_EQ(1u, rngtrk_dtype_size(RNGTRK_DTYPE_U8));
     EXPECT_EQ(4u, rngtrk_dtype_size(RNGTRK_DTYPE_U32));

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <map>
+#include <random>
 #include <set>
 
 #include "support.h"
@@ -38,6 +39,27 @@ std::map<std::string, uint64_t> named_seeds(rngtrk_tracker *t) {
         out[name] = s.seed;
     }
     return out;
+}
+
+// The named states in the tracker's order, with their seeds.
+std::vector<std::pair<std::string, uint64_t>> ordered_seeds(rngtrk_tracker *t) {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    size_t n = 0;
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_count(t, &n));
+    for (size_t i = 0; i < n; ++i) {
+        const char *name;
+        rngtrk_philox_state s;
+        EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_name_at(t, i, &name));
+        EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_get_state(t, name, &s));
+        out.emplace_back(name, s.seed);
+    }
+    return out;
+}
+
+rngtrk_parallel_rank remat_rank(uint32_t tp, uint32_t gtp, uint32_t gtp_size, uint32_t egtp, uint32_t egtp_size) {
+    rngtrk_parallel_rank r = make_rank(tp, 0, 0, 0, 0);
+    r.gtp_remat = gtp, r.gtp_remat_size = gtp_size, r.egtp_remat = egtp, r.egtp_remat_size = egtp_size;
+    return r;
 }
 
 }  // namespace
@@ -157,6 +179,111 @@ TEST(Distributed, MegatronAndSlapoSeedsAreTheUpstreamFormulas) {
     EXPECT_EQ(2133u + 2718 + 3, d.seed);
 }
 
+TEST(Distributed, MegatronSeedsAreMegatronLmMainsFormulasInItsAddOrderOnRandomRanks) {
+    // Megatron-LM main (d98e8a6) model_parallel_cuda_manual_seed, after
+    // training's seed + 100 pp (+ 10 dp): data-parallel, model-parallel,
+    // expert-parallel, then gtp-remat only when its group has 2 ranks or
+    // more, then egtp-remat likewise.
+    std::mt19937_64 rng(2026);
+    TrackerPtr t = new_tracker();
+    int with_gtp = 0, with_egtp = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        rngtrk_parallel_rank r = make_rank(rng() % 64, rng() % 16, rng() % 64, rng() % 32, rng() % 8);
+        // Sizes 0 and 1 (off) and 2..8 (on), with a rank below the size.
+        r.gtp_remat_size = static_cast<uint32_t>(rng() % 9);
+        r.gtp_remat = r.gtp_remat_size > 1 ? static_cast<uint32_t>(rng() % r.gtp_remat_size) : 0;
+        r.egtp_remat_size = static_cast<uint32_t>(rng() % 9);
+        r.egtp_remat = r.egtp_remat_size > 1 ? static_cast<uint32_t>(rng() % r.egtp_remat_size) : 0;
+        const bool random_init = rng() % 2;
+        const uint64_t seed = rng() % 100000;
+        const rngtrk_status st = rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, seed, &r,
+                                                          random_init ? RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT : 0);
+        const uint64_t s = seed + 100 * r.pp + (random_init ? 10 * r.dp : 0);
+        const uint64_t model = s + 2718 + r.tp, expert = s + 1024 + 100 * r.ep + r.etp;
+        std::vector<std::pair<std::string, uint64_t>> want = {
+            {"data-parallel-rng", s}, {"model-parallel-rng", model}, {"expert-parallel-rng", expert}};
+        if (r.gtp_remat_size > 1) want.emplace_back("gtp-remat-rng", model + 65536 * (1 + uint64_t{r.gtp_remat})), ++with_gtp;
+        if (r.egtp_remat_size > 1)
+            want.emplace_back("egtp-remat-rng", expert + 32768 + 65536 * (1 + uint64_t{r.egtp_remat})), ++with_egtp;
+        std::set<uint64_t> distinct;
+        for (const auto &w : want) distinct.insert(w.second);
+        if (distinct.size() < want.size()) {  // the additive formulas collide here: refused
+            EXPECT_EQ(RNGTRK_E_DUPLICATE_SEED, st);
+            continue;
+        }
+        ASSERT_OK(st);
+        rngtrk_philox_state d;
+        ASSERT_OK(rngtrk_tracker_get_default(t.get(), &d));
+        EXPECT_EQ(s, d.seed);
+        EXPECT_EQ(want, ordered_seeds(t.get()));
+    }
+    EXPECT_GT(with_gtp, 100);
+    EXPECT_GT(with_egtp, 100);
+    // A caller compiled against the first published struct (24 bytes) has both axes off.
+    rngtrk_parallel_rank old_caller = remat_rank(1, 3, 4, 1, 2);
+    old_caller.struct_size = RNGTRK_PARALLEL_RANK_MIN_SIZE;
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 5, &old_caller, 0));
+    EXPECT_EQ(3u, ordered_seeds(t.get()).size());
+}
+
+TEST(Distributed, RematRanksOutsideTheirGroupAndRematWithSlapoAreRefusedByValue) {
+    TrackerPtr t = new_tracker();
+    const rngtrk_parallel_rank good = remat_rank(1, 1, 2, 0, 0);
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 5, &good, 0));
+    const Snapshot before = snapshot(t.get());
+    const std::vector<uint8_t> saved = save(t.get());
+    const struct {
+        rngtrk_seed_policy policy;
+        rngtrk_parallel_rank rank;
+        const char *message;
+    } refused[] = {
+        {RNGTRK_POLICY_MEGATRON, remat_rank(0, 4, 4, 0, 0), "gtp_remat 4 is outside its group of gtp_remat_size 4 (ranks 0 to 3)"},
+        {RNGTRK_POLICY_DERIVED, remat_rank(0, 0, 0, 2, 2), "egtp_remat 2 is outside its group of egtp_remat_size 2"},
+        {RNGTRK_POLICY_MEGATRON, remat_rank(0, 1, 1, 0, 0), "gtp_remat 1 with gtp_remat_size 1: a group of size 0 or 1 is off"},
+        {RNGTRK_POLICY_DERIVED, remat_rank(0, 0, 0, 3, 0), "egtp_remat 3 with egtp_remat_size 0"},
+        {RNGTRK_POLICY_SLAPO, remat_rank(0, 1, 2, 0, 0), "policy slapo has no gtp-remat-rng state: gtp_remat_size 2"},
+        {RNGTRK_POLICY_SLAPO, remat_rank(0, 0, 0, 0, 8), "policy slapo has no egtp-remat-rng state"},
+    };
+    for (const auto &c : refused) {
+        EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), c.policy, 5, &c.rank, 0));
+        EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find(c.message)) << rngtrk_last_error();
+        EXPECT_TRUE(before == snapshot(t.get()));
+        EXPECT_EQ(saved, save(t.get()));
+    }
+    // slapo with the axes off (sizes 0 or 1, ranks 0) is fine.
+    const rngtrk_parallel_rank off = remat_rank(1, 0, 1, 0, 0);
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_SLAPO, 5, &off, 0));
+}
+
+TEST(Distributed, TheOriginRecordsTheRematCoordinatesWithOffAsZero) {
+    TrackerPtr t = new_tracker();
+    const rngtrk_parallel_rank r = remat_rank(2, 3, 8, 0, 1);  // expert axis off, with size 1
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_DERIVED, 11, &r, 0));
+    rngtrk_origin o;
+    ASSERT_OK(RNGTRK_ORIGIN_INIT(&o));
+    ASSERT_OK(rngtrk_tracker_get_origin(t.get(), &o));
+    EXPECT_EQ(3u, o.gtp_remat);
+    EXPECT_EQ(8u, o.gtp_remat_size);
+    EXPECT_EQ(0u, o.egtp_remat);
+    EXPECT_EQ(0u, o.egtp_remat_size) << "a size of 1 is recorded as 0";
+    EXPECT_EQ(4u, ordered_seeds(t.get()).size());
+    EXPECT_EQ("gtp-remat-rng", ordered_seeds(t.get()).back().first);
+    // Version 3 round trip: the same bytes and origin in a fresh tracker.
+    const std::vector<uint8_t> bytes = save(t.get());
+    EXPECT_EQ(3u, bytes[8]);
+    TrackerPtr u = new_tracker();
+    ASSERT_OK(rngtrk_tracker_load(u.get(), bytes.data(), bytes.size()));
+    rngtrk_origin back;
+    ASSERT_OK(RNGTRK_ORIGIN_INIT(&back));
+    ASSERT_OK(rngtrk_tracker_get_origin(u.get(), &back));
+    EXPECT_EQ(0, std::memcmp(&o, &back, sizeof o));
+    EXPECT_EQ(bytes, save(u.get()));
+    // Without a remat axis on the same tracker writes version 2.
+    const rngtrk_parallel_rank plain = remat_rank(2, 0, 1, 0, 0);
+    ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_DERIVED, 11, &plain, 0));
+    EXPECT_EQ(2u, save(t.get())[8]);
+}
+
 TEST(Distributed, DerivedSeedsUseFoldInAndNeverCollideOnABigLayout) {
     // fold_in against Random123: Philox(key(seed), counter offset/4 + d).
     rngtrk_philox_state f;
@@ -187,6 +314,33 @@ TEST(Distributed, DerivedSeedsUseFoldInAndNeverCollideOnABigLayout) {
                         if (ep == 0 && etp == 0) seen.insert(n.at("model-parallel-rng")), ++entries;
                         if (tp == 0) seen.insert(n.at("expert-parallel-rng")), ++entries;
                     }
+    EXPECT_EQ(entries, seen.size());
+}
+
+TEST(Distributed, DerivedRematSeedsAreNewExactlyWhenTheirCoordinatesAre) {
+    // 4 pp x 8 tp x 4 ep x 2 etp x GTP_remat 4 x expert GTP_remat 2: each
+    // state's seed is distinct for each value of what it depends on, and
+    // from every other state's.
+    std::set<uint64_t> seen;
+    size_t entries = 0;
+    TrackerPtr t = new_tracker();
+    for (uint32_t pp = 0; pp < 4; ++pp)
+        for (uint32_t tp = 0; tp < 8; ++tp)
+            for (uint32_t ep = 0; ep < 4; ++ep)
+                for (uint32_t etp = 0; etp < 2; ++etp)
+                    for (uint32_t gtp = 0; gtp < 4; ++gtp)
+                        for (uint32_t egtp = 0; egtp < 2; ++egtp) {
+                            rngtrk_parallel_rank r = remat_rank(tp, gtp, 4, egtp, 2);
+                            r.pp = pp, r.ep = ep, r.etp = etp;
+                            ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_DERIVED, 77, &r, 0));
+                            const std::map<std::string, uint64_t> n = named_seeds(t.get());
+                            const bool no_expert = ep == 0 && etp == 0 && egtp == 0, no_dense = tp == 0 && gtp == 0;
+                            if (no_expert && no_dense) seen.insert(n.at("data-parallel-rng")), ++entries;
+                            if (no_expert && gtp == 0) seen.insert(n.at("model-parallel-rng")), ++entries;
+                            if (no_dense && egtp == 0) seen.insert(n.at("expert-parallel-rng")), ++entries;
+                            if (no_expert) seen.insert(n.at("gtp-remat-rng")), ++entries;
+                            if (no_dense) seen.insert(n.at("egtp-remat-rng")), ++entries;
+                        }
     EXPECT_EQ(entries, seen.size());
 }
 
@@ -392,6 +546,47 @@ TEST(Distributed, AWrongRankRefusalNamesEveryCoordinateThatDiffers) {
               std::string(rngtrk_last_error()).find("policy megatron vs derived, base seed 1234 vs 99, flags none vs "
                                                     "dp-random-init"))
         << rngtrk_last_error();
+}
+
+TEST(Distributed, ARematCoordinateAloneMakesAnotherRank) {
+    // GTP_remat rank 1 of 4 writes; the reader differs only in that rank,
+    // only in whether the axis is on, or only in the expert axis.
+    for (rngtrk_seed_policy policy : {RNGTRK_POLICY_MEGATRON, RNGTRK_POLICY_DERIVED}) {
+        const rngtrk_parallel_rank writer = remat_rank(1, 1, 4, 0, 0);
+        const std::vector<uint8_t> bytes = seeded_checkpoint(policy, writer, 0);
+        EXPECT_EQ(3u, bytes[8]);
+        const struct {
+            rngtrk_parallel_rank reader;
+            const char *difference;
+        } cases[] = {
+            {remat_rank(1, 2, 4, 0, 0), "they differ in gtp_remat 1 vs 2;"},
+            {remat_rank(1, 0, 0, 0, 0), "they differ in gtp_remat on (1 of 4) vs off;"},
+            {remat_rank(1, 0, 1, 0, 0), "they differ in gtp_remat on (1 of 4) vs off;"},
+            {remat_rank(1, 1, 4, 0, 2), "they differ in egtp_remat off vs on (0 of 2);"},
+            {remat_rank(0, 2, 4, 1, 3), "they differ in tp 1 vs 0, gtp_remat 1 vs 2, egtp_remat off vs on (1 of 3);"},
+        };
+        for (const auto &c : cases) {
+            TrackerPtr t = new_tracker();
+            ASSERT_OK(rngtrk_tracker_seed_rank(t.get(), policy, 1234, &c.reader, 0));
+            const Snapshot before = snapshot(t.get());
+            EXPECT_STATUS(RNGTRK_E_WRONG_RANK, rngtrk_tracker_load(t.get(), bytes.data(), bytes.size()));
+            EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find(c.difference)) << rngtrk_last_error();
+            EXPECT_TRUE(before == snapshot(t.get()));
+            // any_rank takes it, with its origin.
+            ASSERT_OK(rngtrk_tracker_load_flags(t.get(), bytes.data(), bytes.size(), RNGTRK_LOAD_ANY_RANK));
+            EXPECT_EQ(bytes, save(t.get()));
+            rngtrk_origin o;
+            ASSERT_OK(RNGTRK_ORIGIN_INIT(&o));
+            ASSERT_OK(rngtrk_tracker_get_origin(t.get(), &o));
+            EXPECT_EQ(1u, o.gtp_remat);
+            EXPECT_EQ(4u, o.gtp_remat_size);
+        }
+        // Another group size with the same rank draws the same numbers: accepted.
+        TrackerPtr same = new_tracker();
+        const rngtrk_parallel_rank bigger_group = remat_rank(1, 1, 8, 0, 0);
+        ASSERT_OK(rngtrk_tracker_seed_rank(same.get(), policy, 1234, &bigger_group, 0));
+        ASSERT_OK(rngtrk_tracker_load(same.get(), bytes.data(), bytes.size()));
+    }
 }
 
 TEST(Distributed, DataParallelReplicasHaveEqualDigestsAndTensorShardsDifferent) {

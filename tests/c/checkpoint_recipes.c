@@ -32,6 +32,56 @@ static int split(char *line, char *fields[MAX_FIELDS]) {
     return n;
 }
 
+/* The rank field called `name`, or NULL. */
+static uint32_t *rank_field(rngtrk_parallel_rank *r, const char *name) {
+    const struct {
+        const char *name;
+        uint32_t *field;
+    } fields[] = {{"tp", &r->tp},
+                  {"pp", &r->pp},
+                  {"dp", &r->dp},
+                  {"ep", &r->ep},
+                  {"etp", &r->etp},
+                  {"gtp_remat", &r->gtp_remat},
+                  {"gtp_remat_size", &r->gtp_remat_size},
+                  {"egtp_remat", &r->egtp_remat},
+                  {"egtp_remat_size", &r->egtp_remat_size}};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i)
+        if (strcmp(name, fields[i].name) == 0) return fields[i].field;
+    return NULL;
+}
+
+/* "seed_rank POLICY SEED [FIELD=N]... [FLAG]...": policy and flags by the
+ * library's names. */
+static rngtrk_status seed_rank(rngtrk_tracker *t, char **f, int n) {
+    rngtrk_seed_policy policy;
+    rngtrk_parallel_rank r;
+    uint64_t seed = 0, value = 0;
+    uint32_t flags = 0;
+    if (n < 3 || parse_u64(f[2], &seed) != 0) return RNGTRK_E_INVALID_ARGUMENT;
+    const rngtrk_status st = rngtrk_seed_policy_from_name(f[1], &policy);
+    if (st != RNGTRK_OK) return st;
+    if (RNGTRK_PARALLEL_RANK_INIT(&r) != RNGTRK_OK) return RNGTRK_E_INTERNAL;
+    for (int i = 3; i < n; ++i) {
+        char *eq = strchr(f[i], '=');
+        if (eq == NULL) {
+            uint32_t bit = 0;
+            for (uint32_t b = 1; b != 0 && bit == 0; b <<= 1) {
+                const char *name = rngtrk_seed_flag_name(b);
+                if (name != NULL && strcmp(name, f[i]) == 0) bit = b;
+            }
+            if (bit == 0) return RNGTRK_E_INVALID_ARGUMENT;
+            flags |= bit;
+            continue;
+        }
+        *eq = '\0';
+        uint32_t *field = rank_field(&r, f[i]);
+        if (field == NULL || parse_u64(eq + 1, &value) != 0 || value > UINT32_MAX) return RNGTRK_E_INVALID_ARGUMENT;
+        *field = (uint32_t)value;
+    }
+    return rngtrk_tracker_seed_rank(t, policy, seed, &r, flags);
+}
+
 /* Runs one operation line; the status of the call, or RNGTRK_E_INVALID_ARGUMENT
  * for a line this runner does not understand. */
 static rngtrk_status run_line(rngtrk_tracker *t, char **f, int n) {
@@ -45,6 +95,7 @@ static rngtrk_status run_line(rngtrk_tracker *t, char **f, int n) {
     if (strcmp(op, "advance") == 0 && n == 2 && parse_u64(f[1], &a) == 0)
         return rngtrk_tracker_advance(t, a, NULL);
     if (strcmp(op, "reset") == 0 && n == 1) return rngtrk_tracker_reset(t);
+    if (strcmp(op, "seed_rank") == 0) return seed_rank(t, f, n);
     if (strcmp(op, "set_state") == 0 && n == 4 && parse_u64(f[2], &a) == 0 && parse_u64(f[3], &b) == 0) {
         const rngtrk_philox_state s = {a, b};
         return rngtrk_tracker_set_state(t, f[1], &s);

@@ -77,17 +77,26 @@ MAGIC = b"RNGTRKCK"
 FORMAT_VERSION = 1
 
 
+def origin_version(origin):
+    """1 without an origin; 2 for (policy, flags, seed, tp, pp, dp, ep, etp);
+    3 when the origin goes on with (gtp_remat, gtp_remat_size, egtp_remat,
+    egtp_remat_size), which is written only when one of them is not 0."""
+    if origin is None:
+        return FORMAT_VERSION
+    return 3 if len(origin) == 12 else 2
+
+
 def encode_checkpoint(default, states, version=None, total_length=None, crc=None, origin=None):
-    """states: list of (name_bytes, seed, offset); origin: None or (policy,
-    flags, seed, tp, pp, dp, ep, etp), which makes it format version 2.  The
-    keyword arguments let the invalid-file recipes break one field at a time."""
+    """states: list of (name_bytes, seed, offset); origin: None or a tuple of
+    origin_version.  The keyword arguments let the invalid-file recipes break
+    one field at a time."""
     body = bytearray()
     for name, seed, offset in states:
         body += bytes([len(name)]) + name + state_bytes(seed, offset)
     if origin is not None:
-        body += struct.pack("<IIQ5I", *origin)
+        body += struct.pack("<IIQ%dI" % (len(origin) - 3), *origin)
     if version is None:
-        version = FORMAT_VERSION if origin is None else 2
+        version = origin_version(origin)
     length = 40 + len(body) + 4 if total_length is None else total_length
     head = MAGIC + struct.pack("<IQ", version, length) + state_bytes(*default)
     head += struct.pack("<I", len(states))
@@ -101,17 +110,19 @@ FLAG_NAMES = [(1, "dp-random-init"), (2, "always-enable-tp-seed")]
 
 def canonical_json(default, states, version=FORMAT_VERSION, origin=None):
     """One line, as Python's json.dumps(ensure_ascii=False) writes it.
-    `origin` (policy, flags, seed, tp, pp, dp, ep, etp) comes last."""
+    `origin` (policy, flags, seed, tp, pp, dp, ep, etp[, gtp_remat,
+    gtp_remat_size, egtp_remat, egtp_remat_size]) comes last."""
     obj = {
         "format_version": version,
         "default": {"seed": default[0], "offset": default[1]},
         "states": [{"name": n.decode("utf-8"), "seed": s, "offset": o} for n, s, o in states],
     }
     if origin is not None:
-        policy, flags, seed, tp, pp, dp, ep, etp = origin
+        policy, flags, seed = origin[:3]
+        rank = dict(zip(("tp", "pp", "dp", "ep", "etp", "gtp_remat", "gtp_remat_size", "egtp_remat",
+                         "egtp_remat_size"), origin[3:]))
         obj["origin"] = {"policy": POLICY_NAMES[policy], "seed": seed,
-                         "flags": [name for bit, name in FLAG_NAMES if flags & bit],
-                         "rank": {"tp": tp, "pp": pp, "dp": dp, "ep": ep, "etp": etp}}
+                         "flags": [name for bit, name in FLAG_NAMES if flags & bit], "rank": rank}
     return json.dumps(obj, ensure_ascii=False) + "\n"
 
 
@@ -143,11 +154,24 @@ INVALID = {
     # name: (bytes, expected status name)
     "empty_file": (b"", "RNGTRK_E_CORRUPT"),
     "bad_magic": (b"RNGTRKXX" + _ok[8:], "RNGTRK_E_CORRUPT"),
-    "future_version": (encode_checkpoint((5, 0), _two, version=3), "RNGTRK_E_UNSUPPORTED_VERSION"),
+    "future_version": (encode_checkpoint((5, 0), _two, version=4), "RNGTRK_E_UNSUPPORTED_VERSION"),
     "origin_unknown_policy": (encode_checkpoint((5, 0), _two, origin=(7, 0, 1, 0, 0, 0, 0, 0)), "RNGTRK_E_CORRUPT"),
     # A flag no policy has, and a flag megatron does not read: seed_rank writes neither.
     "origin_unknown_flag": (encode_checkpoint((5, 0), _two, origin=(0, 4, 1, 0, 0, 0, 0, 0)), "RNGTRK_E_CORRUPT"),
     "origin_flag_not_read": (encode_checkpoint((5, 0), _two, origin=(0, 2, 1, 0, 0, 0, 0, 0)), "RNGTRK_E_CORRUPT"),
+    # Version 3 holds only what seed_rank records: a remat axis that is off
+    # is 0 and 0, at least one coordinate is not 0, and slapo has none.
+    "origin_v3_without_remat": (encode_checkpoint((5, 0), _two, origin=(0, 0, 1) + (0,) * 9), "RNGTRK_E_CORRUPT"),
+    "origin_remat_rank_outside": (encode_checkpoint((5, 0), _two, origin=(0, 0, 1) + (0,) * 5 + (4, 4, 0, 0)),
+                                  "RNGTRK_E_CORRUPT"),
+    "origin_remat_size_one": (encode_checkpoint((5, 0), _two, origin=(0, 0, 1) + (0,) * 5 + (0, 0, 0, 1)),
+                              "RNGTRK_E_CORRUPT"),
+    "origin_remat_rank_when_off": (encode_checkpoint((5, 0), _two, origin=(2, 0, 1) + (0,) * 5 + (1, 0, 0, 0)),
+                                   "RNGTRK_E_CORRUPT"),
+    "origin_slapo_remat": (encode_checkpoint((5, 0), _two, origin=(1, 0, 1) + (0,) * 5 + (1, 2, 0, 0)),
+                           "RNGTRK_E_CORRUPT"),
+    "origin_v3_short_block": (encode_checkpoint((5, 0), _two, version=3, origin=(0, 0, 1, 0, 0, 0, 0, 0)),
+                              "RNGTRK_E_CORRUPT"),  # version 3 with a version-2 origin block
     "origin_truncated": (encode_checkpoint((5, 0), _two, origin=(0, 0, 1, 0, 0, 0, 0, 0))[:-8], "RNGTRK_E_CORRUPT"),
     "truncated": (_ok[:-1], "RNGTRK_E_CORRUPT"),
     "trailing_byte": (_ok + b"\0", "RNGTRK_E_CORRUPT"),
@@ -201,7 +225,62 @@ RECIPES = {
         "set_states b 2 8 c 3 0 a 18446744073709551615 18446744073709551612",
         "fork c", "advance 5", "restore c", "advance 1",
     ],
+    # Format version 3: Megatron-LM main's states with both remat axes on
+    # (GTP_remat rank 2 of 4, expert GTP_remat rank 1 of 2) and
+    # data-parallel random init, then draws from the remat states.
+    "megatron_remat_v3": [
+        "seed_rank megatron 1234 tp=3 pp=1 dp=2 ep=1 etp=1 gtp_remat=2 gtp_remat_size=4 egtp_remat=1 "
+        "egtp_remat_size=2 dp-random-init",
+        "advance 8", "fork gtp-remat-rng", "advance 100", "restore gtp-remat-rng",
+        "fork egtp-remat-rng", "advance 5", "restore egtp-remat-rng",
+    ],
+    # The derived policy's remat state (its fold_in formulas), GTP_remat on
+    # and the expert axis off with a size of 1, which the origin records as 0.
+    "derived_remat_v3": [
+        "seed_rank derived 99 tp=1 ep=2 gtp_remat=1 gtp_remat_size=2 egtp_remat_size=1",
+        "fork model-parallel-rng", "advance 4", "fork gtp-remat-rng", "advance 7", "restore gtp-remat-rng",
+        "restore model-parallel-rng",
+    ],
 }
+
+# The seeding policies, from docs/distributed.md (Megatron-LM main,
+# commit d98e8a64ddf34856e74b24714e3bedb2f5a39553, and our derived policy).
+RANK_FIELDS = ("tp", "pp", "dp", "ep", "etp", "gtp_remat", "gtp_remat_size", "egtp_remat", "egtp_remat_size")
+
+
+def fold_in(seed, offset, d):
+    """(seed, offset) of Philox4x32-10(key(seed), counter offset/4 + d)."""
+    b = (offset // 4 + d) & M64
+    w = philox4x32_10((b & M32, b >> 32, 0, 0), (seed & M32, seed >> 32))
+    return w[0] | w[1] << 32, w[2] | w[3] << 32
+
+
+def derive(seed, tag, coordinate):
+    return fold_in(*fold_in(seed, 0, tag), coordinate)[0]
+
+
+def policy_states(policy, seed, rank, flags):
+    """(default seed, [(name, seed)...]) in the order upstream adds them."""
+    gtp_on, egtp_on = rank["gtp_remat_size"] > 1, rank["egtp_remat_size"] > 1
+    if policy == "megatron":
+        s = seed + 100 * rank["pp"] + (10 * rank["dp"] if "dp-random-init" in flags else 0)
+        model, expert = s + 2718 + rank["tp"], s + 1024 + 100 * rank["ep"] + rank["etp"]
+        gtp = model + 65536 * (1 + rank["gtp_remat"])
+        egtp = expert + 32768 + 65536 * (1 + rank["egtp_remat"])
+    elif policy == "derived":
+        s = derive(seed, 2, rank["pp"])
+        if "dp-random-init" in flags:
+            s = derive(s, 3, rank["dp"])
+        model = derive(derive(s, 0x101, 0), 1, rank["tp"])
+        expert = derive(derive(derive(s, 0x102, 0), 4, rank["ep"]), 5, rank["etp"])
+        gtp = derive(derive(model, 0x103, 0), 6, rank["gtp_remat"])
+        egtp = derive(derive(expert, 0x104, 0), 7, rank["egtp_remat"])
+    else:
+        raise ValueError("the recipe model knows megatron and derived")
+    states = [("data-parallel-rng", s & M64), ("model-parallel-rng", model & M64), ("expert-parallel-rng", expert & M64)]
+    states += [("gtp-remat-rng", gtp & M64)] if gtp_on else []
+    states += [("egtp-remat-rng", egtp & M64)] if egtp_on else []
+    return s & M64, states
 
 
 class RecipeModel:
@@ -211,6 +290,7 @@ class RecipeModel:
         self.default = [0, 0]
         self.states = {}  # name -> [seed, offset], insertion order
         self.forks = []
+        self.origin = None  # the checkpoint's origin tuple (encode_checkpoint)
 
     def active(self):
         return self.states[self.forks[-1]] if self.forks else self.default
@@ -236,7 +316,23 @@ class RecipeModel:
             self.default[:] = ints
         elif op == "reset":
             assert not self.forks
-            self.default, self.states = [0, 0], {}
+            self.default, self.states, self.origin = [0, 0], {}, None
+        elif op == "seed_rank":
+            assert not self.forks
+            policy, seed = args[0], int(args[1])
+            rank = dict.fromkeys(RANK_FIELDS, 0)
+            rank.update((k, int(v)) for k, v in (a.split("=") for a in args[2:] if "=" in a))
+            flags = [a for a in args[2:] if "=" not in a]
+            default, states = policy_states(policy, seed, rank, flags)
+            assert len({seed for _, seed in states}) == len(states)
+            self.default, self.states = [default, 0], {n: [v, 0] for n, v in states}
+            for axis in ("gtp_remat", "egtp_remat"):  # off: recorded as 0
+                if rank[axis + "_size"] <= 1:
+                    assert rank[axis] == 0
+                    rank[axis + "_size"] = 0
+            coords = tuple(rank[f] for f in RANK_FIELDS)
+            self.origin = ((POLICY_NAMES.index(policy), sum(b for b, n in FLAG_NAMES if n in flags), seed)
+                           + (coords if any(coords[5:]) else coords[:5]))
         elif op == "set_states":
             assert not self.forks
             self.states = {args[i]: [int(args[i + 1]), int(args[i + 2])] for i in range(0, len(args), 3)}
@@ -244,7 +340,7 @@ class RecipeModel:
             raise ValueError("unknown recipe operation " + op)
 
     def checkpoint_fields(self):
-        return tuple(self.default), [(n.encode(), s, o) for n, (s, o) in self.states.items()]
+        return tuple(self.default), [(n.encode(), s, o) for n, (s, o) in self.states.items()], self.origin
 
 
 def recipe_file():
@@ -263,7 +359,7 @@ def recipe_goldens():
             model.run(line)
         goldens[name] = model.checkpoint_fields()
     # The recipe must reach the hand-written megatron states exactly.
-    assert goldens["megatron"] == GOLDEN["megatron"], goldens["megatron"]
+    assert goldens["megatron"] == GOLDEN["megatron"] + (None,), goldens["megatron"]
     return goldens
 
 # --- the text vectors -------------------------------------------------------
@@ -372,10 +468,11 @@ def sample_vector_lines():
 
 def all_files():
     files = {"rngtrk_vectors.txt": vector_lines().encode(), "sample_vectors.txt": sample_vector_lines().encode()}
-    goldens = dict(GOLDEN, **recipe_goldens())
-    for name, (default, states) in goldens.items():
-        files["checkpoints/%s.rtck" % name] = encode_checkpoint(default, states)
-        files["checkpoints/%s.json" % name] = canonical_json(default, states).encode("utf-8")
+    goldens = dict({name: fields + (None,) for name, fields in GOLDEN.items()}, **recipe_goldens())
+    for name, (default, states, origin) in goldens.items():
+        files["checkpoints/%s.rtck" % name] = encode_checkpoint(default, states, origin=origin)
+        files["checkpoints/%s.json" % name] = canonical_json(default, states, version=origin_version(origin),
+                                                             origin=origin).encode("utf-8")
     # Format version 2: Megatron-LM's rank (tp 3, pp 1, dp 2, ep 1, etp 0) of
     # seed 1234, as rngtrk_tracker_seed_rank seeds it, with its origin.
     s = 1234 + 100 * 1

@@ -149,6 +149,10 @@ typedef struct rngtrk_parallel_rank {
     uint32_t dp;
     uint32_t ep;
     uint32_t etp;
+    uint32_t gtp_remat;
+    uint32_t gtp_remat_size;
+    uint32_t egtp_remat;
+    uint32_t egtp_remat_size;
 } rngtrk_parallel_rank;
 rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, size_t rank_size);
 rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
@@ -165,6 +169,10 @@ typedef struct rngtrk_origin {
     uint32_t ep;
     uint32_t etp;
     uint32_t reserved;
+    uint32_t gtp_remat;
+    uint32_t gtp_remat_size;
+    uint32_t egtp_remat;
+    uint32_t egtp_remat_size;
 } rngtrk_origin;
 rngtrk_status rngtrk_origin_init(rngtrk_origin *origin, size_t origin_size);
 rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out);

@@ -2,9 +2,11 @@
 
 One line: {"format_version": N, "default": {"seed": S, "offset": O},
 "states": [{"name": "...", "seed": S, "offset": O}, ...]}, keys in that
-order, states in stored order, and for a version-2 checkpoint, last,
+order, states in stored order, and for a version-2 or -3 checkpoint, last,
 "origin": {"policy": "megatron", "seed": S, "flags": [...], "rank":
-{"tp": T, "pp": P, "dp": D, "ep": E, "etp": F}}: exactly what
+{"tp": T, "pp": P, "dp": D, "ep": E, "etp": F}} (version 3 adds
+"gtp_remat", "gtp_remat_size", "egtp_remat" and "egtp_remat_size" to
+"rank"): exactly what
 json.dumps(..., ensure_ascii=False) writes.  The library writes it
 (rngtrk_checkpoint_json), so the C `rngtrk inspect`, this module and the
 Rust crate print the same bytes, and a damaged checkpoint raises its usual

@@ -29,8 +29,9 @@ FLAG_NAMES = tuple((1 << i, ffi.string(lib.rngtrk_seed_flag_name(1 << i)).decode
                    for i in range(32) if lib.rngtrk_seed_flag_name(1 << i) != ffi.NULL)
 
 # Who a tracker's states belong to: the seeding policy's name, the base
-# seed, the flags' names (a tuple) and the rank's coordinates.
-Origin = namedtuple("Origin", "policy seed flags tp pp dp ep etp")
+# seed, the flags' names (a tuple, the library's names) and every coordinate
+# the policies use; a remat axis that is off reads 0 and 0.
+Origin = namedtuple("Origin", "policy seed flags tp pp dp ep etp gtp_remat gtp_remat_size egtp_remat egtp_remat_size")
 
 
 def policy_value(policy):
@@ -53,7 +54,8 @@ def origin_of(handle):
         return None
     return Origin(POLICY_NAMES.get(origin.policy, str(origin.policy)), origin.seed,
                   tuple(name for bit, name in FLAG_NAMES if origin.flags & bit),
-                  origin.tp, origin.pp, origin.dp, origin.ep, origin.etp)
+                  origin.tp, origin.pp, origin.dp, origin.ep, origin.etp,
+                  origin.gtp_remat, origin.gtp_remat_size, origin.egtp_remat, origin.egtp_remat_size)
 
 
 def fold_in(state, d):

@@ -372,21 +372,32 @@ class Tracker:
 
     def origin(self):
         """Who this tracker's states belong to (set by seed_rank, carried by
-        checkpoints of format 2): an Origin(policy, seed, flags, tp, pp, dp,
-        ep, etp), or None."""
+        checkpoints of format 2 and 3): an Origin(policy, seed, flags, tp,
+        pp, dp, ep, etp, gtp_remat, gtp_remat_size, egtp_remat,
+        egtp_remat_size), or None."""
         from .distributed import origin_of
         with self._lock:
             return origin_of(self._live())
 
-    def seed_rank(self, policy, seed, *, tp=0, pp=0, dp=0, ep=0, etp=0, dp_random_init=False,
-                  always_enable_tp_seed=False):
+    def seed_rank(self, policy, seed, *, tp=0, pp=0, dp=0, ep=0, etp=0, gtp_remat=0, gtp_remat_size=0,
+                  egtp_remat=0, egtp_remat_size=0, dp_random_init=False, always_enable_tp_seed=False):
         """Seeds this tracker as `policy` ("megatron", "slapo", "derived")
-        seeds the rank at these coordinates; checkpoints then record it."""
+        seeds the rank at these coordinates; checkpoints then record it.
+
+        megatron and derived add "gtp-remat-rng" when gtp_remat_size is 2 or
+        more (Megatron-LM's GTP_remat group; gtp_remat is the rank in it)
+        and "egtp-remat-rng" likewise for the expert group; a size of 0 or 1
+        is off.  dp_random_init is read by megatron and derived,
+        always_enable_tp_seed by slapo; a flag the policy does not read, a
+        remat rank outside its group or an unknown policy raises
+        InvalidArgumentError naming it, and nothing changes."""
         from .distributed import policy_value
         value = policy_value(policy)
         rank = ffi.new("rngtrk_parallel_rank *")
         check(lib.rngtrk_parallel_rank_init(rank, ffi.sizeof("rngtrk_parallel_rank")))
         rank.tp, rank.pp, rank.dp, rank.ep, rank.etp = (_u64(v, "coordinate") for v in (tp, pp, dp, ep, etp))
+        rank.gtp_remat, rank.gtp_remat_size, rank.egtp_remat, rank.egtp_remat_size = (
+            _u64(v, "coordinate") for v in (gtp_remat, gtp_remat_size, egtp_remat, egtp_remat_size))
         flags = (lib.RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT if dp_random_init else 0) | \
                 (lib.RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED if always_enable_tp_seed else 0)
         with self._lock:

@@ -58,6 +58,10 @@ def replay(tracker, calls):
             tracker.set_default(rngtrk.PhiloxState(int(args[0]), int(args[1])))
         elif op == "reset":
             tracker.reset()
+        elif op == "seed_rank":  # seed_rank POLICY SEED [FIELD=N]... [FLAG]..., flags by the library's names
+            coordinates = {k: int(v) for k, v in (a.split("=") for a in args[2:] if "=" in a)}
+            flags = {a.replace("-", "_"): True for a in args[2:] if "=" not in a}
+            tracker.seed_rank(args[0], int(args[1]), **coordinates, **flags)
         elif op == "set_states":
             tracker.set_states({args[i]: rngtrk.PhiloxState(int(args[i + 1]), int(args[i + 2]))
                                 for i in range(0, len(args), 3)})
@@ -66,7 +70,8 @@ def replay(tracker, calls):
 
 
 def test_there_are_golden_files():
-    assert {"empty", "megatron", "edge_names", "resumed_job", "megatron_rank_v2"} <= set(GOLDEN)
+    assert {"empty", "megatron", "edge_names", "resumed_job", "megatron_rank_v2", "megatron_remat_v3",
+            "derived_remat_v3"} <= set(GOLDEN)
 
 
 @pytest.mark.parametrize("name", GOLDEN)

@@ -88,3 +88,65 @@ def test_a_flag_the_policy_does_not_read_is_refused_by_name_and_changes_nothing(
         assert tracker.save() == before and tracker.origin() == origin
     tracker.seed_rank("slapo", 9, tp=1, always_enable_tp_seed=True)
     assert tracker.origin().flags == ("always-enable-tp-seed",)
+
+
+def test_megatron_remat_states_are_megatron_lm_mains_in_its_order(tracker):
+    # seed + 100 pp (+ 10 dp); gtp-remat = model seed + 65536 (1 + rank);
+    # egtp-remat = expert seed + 32768 + 65536 (1 + rank); each only when on.
+    import random
+    rng = random.Random(7)
+    for _ in range(50):
+        r = dict(tp=rng.randrange(8), pp=rng.randrange(4), dp=rng.randrange(8), ep=rng.randrange(4),
+                 etp=rng.randrange(2), gtp_remat_size=rng.randrange(5), egtp_remat_size=rng.randrange(5))
+        r["gtp_remat"] = rng.randrange(r["gtp_remat_size"]) if r["gtp_remat_size"] > 1 else 0
+        r["egtp_remat"] = rng.randrange(r["egtp_remat_size"]) if r["egtp_remat_size"] > 1 else 0
+        random_init = rng.random() < 0.5
+        tracker.seed_rank("megatron", 500, dp_random_init=random_init, **r)
+        s = 500 + 100 * r["pp"] + (10 * r["dp"] if random_init else 0)
+        model, expert = s + 2718 + r["tp"], s + 1024 + 100 * r["ep"] + r["etp"]
+        want = [("data-parallel-rng", s), ("model-parallel-rng", model), ("expert-parallel-rng", expert)]
+        if r["gtp_remat_size"] > 1:
+            want.append(("gtp-remat-rng", model + 65536 * (1 + r["gtp_remat"])))
+        if r["egtp_remat_size"] > 1:
+            want.append(("egtp-remat-rng", expert + 32768 + 65536 * (1 + r["egtp_remat"])))
+        assert [(n, tracker.get_state(n).seed) for n in tracker.names()] == want
+        origin = tracker.origin()
+        assert origin.gtp_remat_size == (r["gtp_remat_size"] if r["gtp_remat_size"] > 1 else 0)
+        assert origin.egtp_remat == r["egtp_remat"]
+
+
+def test_remat_refusals_name_the_values_and_change_nothing(tracker):
+    tracker.seed_rank("megatron", 5, tp=1, gtp_remat=1, gtp_remat_size=2)
+    before, origin = tracker.save(), tracker.origin()
+    for policy, rank, words in (("megatron", dict(gtp_remat=4, gtp_remat_size=4), "gtp_remat 4 is outside"),
+                                ("derived", dict(egtp_remat=1, egtp_remat_size=1), "egtp_remat 1 with egtp_remat_size 1"),
+                                ("slapo", dict(gtp_remat_size=2), "policy slapo has no gtp-remat-rng state")):
+        with pytest.raises(rngtrk.InvalidArgumentError, match=words):
+            tracker.seed_rank(policy, 5, **rank)
+        assert tracker.save() == before and tracker.origin() == origin
+
+
+def test_version_3_checkpoints_round_trip_and_a_remat_coordinate_alone_is_another_rank(tracker):
+    tracker.seed_rank("megatron", 1234, tp=1, gtp_remat=1, gtp_remat_size=4, egtp_remat_size=1)
+    with tracker.fork("gtp-remat-rng"):
+        tracker.advance(12)
+    data = tracker.save()
+    assert data[8] == 3
+    assert rngtrk.checkpoint_to_json(data).endswith(
+        '"rank": {"tp": 1, "pp": 0, "dp": 0, "ep": 0, "etp": 0, "gtp_remat": 1, "gtp_remat_size": 4, '
+        '"egtp_remat": 0, "egtp_remat_size": 0}}}')
+    with rngtrk.Tracker() as fresh:
+        fresh.load(data)
+        assert fresh.save() == data
+        assert fresh.origin() == rngtrk.Origin("megatron", 1234, (), 1, 0, 0, 0, 0, 1, 4, 0, 0)
+    for other, difference in ((dict(gtp_remat=2, gtp_remat_size=4), "gtp_remat 1 vs 2"),
+                              (dict(), "gtp_remat on (1 of 4) vs off"),
+                              (dict(gtp_remat=1, gtp_remat_size=4, egtp_remat_size=2), "egtp_remat off vs on (0 of 2)")):
+        with rngtrk.Tracker() as reader:
+            reader.seed_rank("megatron", 1234, tp=1, **other)
+            before = reader.save()
+            with pytest.raises(rngtrk.WrongRankError, match=difference.replace("(", r"\(").replace(")", r"\)")):
+                reader.load(data)
+            assert reader.save() == before
+            reader.load(data, any_rank=True)
+            assert reader.save() == data

@@ -25,7 +25,7 @@ def test_fold_in_is_philox_of_the_offset_plus_d():
 def test_origin_of_a_seeded_tracker_and_after_reset(tracker):
     assert tracker.origin() is None
     tracker.seed_rank("megatron", 1234, tp=3, pp=1, dp=2, ep=1, etp=0, dp_random_init=True)
-    assert tracker.origin() == rngtrk.Origin("megatron", 1234, ("dp-random-init",), 3, 1, 2, 1, 0)
+    assert tracker.origin() == rngtrk.Origin("megatron", 1234, ("dp-random-init",), 3, 1, 2, 1, 0, 0, 0, 0, 0)
     with rngtrk.Tracker() as other:
         other.load(tracker.save())
         assert other.origin() == tracker.origin()

@@ -18,9 +18,11 @@ fn text(call: impl Fn(*mut c_char, usize, *mut usize) -> sys::rngtrk_status) -> 
 /// The canonical JSON line (without newline) of checkpoint bytes:
 /// `{"format_version": N, "default": {"seed": S, "offset": O}, "states":
 /// [{"name": "...", "seed": S, "offset": O}, ...]}`, keys in that order,
-/// states in stored order, and for a version-2 checkpoint, last, `"origin":
-/// {"policy": "megatron", "seed": S, "flags": [...], "rank": {"tp": T,
-/// "pp": P, "dp": D, "ep": E, "etp": F}}`.  The library writes it
+/// states in stored order, and for a version-2 or -3 checkpoint, last,
+/// `"origin": {"policy": "megatron", "seed": S, "flags": [...], "rank":
+/// {"tp": T, "pp": P, "dp": D, "ep": E, "etp": F}}` (version 3 adds
+/// `"gtp_remat"`, `"gtp_remat_size"`, `"egtp_remat"` and `"egtp_remat_size"`
+/// to `"rank"`).  The library writes it
 /// (`rngtrk_checkpoint_json`), so it is byte for byte what `rngtrk inspect`
 /// (C) and `python3 -m rngtrk inspect` print; damaged bytes give the
 /// library's usual error.

@@ -38,6 +38,15 @@ pub struct ParallelRank {
     pub ep: u32,
     /// Expert-tensor-parallel rank.
     pub etp: u32,
+    /// Rank in Megatron-LM's GTP_remat group (dense weights).
+    pub gtp_remat: u32,
+    /// Size of the GTP_remat group: 0 or 1 means the axis is off (no
+    /// "gtp-remat-rng"; `gtp_remat` must be 0), 2 or more adds the state.
+    pub gtp_remat_size: u32,
+    /// Rank in the expert GTP_remat group.
+    pub egtp_remat: u32,
+    /// Size of the expert GTP_remat group ("egtp-remat-rng"), as `gtp_remat_size`.
+    pub egtp_remat_size: u32,
 }
 
 impl ParallelRank {
@@ -50,6 +59,10 @@ impl ParallelRank {
         c.dp = self.dp;
         c.ep = self.ep;
         c.etp = self.etp;
+        c.gtp_remat = self.gtp_remat;
+        c.gtp_remat_size = self.gtp_remat_size;
+        c.egtp_remat = self.egtp_remat;
+        c.egtp_remat_size = self.egtp_remat_size;
         Ok(c)
     }
 }
@@ -213,17 +226,23 @@ pub struct Origin {
     pub seed: u64,
     /// The flags it was given.
     pub flags: SeedFlags,
-    /// The rank's coordinates.
+    /// The rank's coordinates, every one a policy uses (checkpoints of
+    /// format 3 carry the remat ones); a remat axis that is off reads 0 and
+    /// 0, also when it was given a size of 1.
     pub rank: ParallelRank,
 }
 
 impl Tracker {
     /// Seeds the tracker as `policy` seeds this rank: the default state
     /// becomes (default seed, 0) and the named states are replaced by the
-    /// policy's (megatron, derived: "data-parallel-rng", "model-parallel-rng",
-    /// "expert-parallel-rng"; slapo: "model-parallel-rng").  The origin is
-    /// recorded.  Errors: `DuplicateSeed` (the policy collides on this rank;
-    /// nothing changes), `InvalidArgument`, `ForkOrder`.
+    /// policy's, in upstream's order (megatron, derived: "data-parallel-rng",
+    /// "model-parallel-rng", "expert-parallel-rng", then "gtp-remat-rng" and
+    /// "egtp-remat-rng" when their remat groups have 2 ranks or more; slapo:
+    /// "model-parallel-rng").  The origin is recorded.  Errors:
+    /// `InvalidArgument` (a flag the policy does not read, a remat rank
+    /// outside its group, a remat axis with slapo: the message names it),
+    /// `DuplicateSeed` (the policy collides on this rank), `ForkOrder`;
+    /// nothing changes then.
     pub fn seed_rank(
         &mut self,
         policy: SeedPolicy,
@@ -250,7 +269,17 @@ impl Tracker {
             policy: SeedPolicy::from_c(c.policy),
             seed: c.seed,
             flags: SeedFlags(c.flags),
-            rank: ParallelRank { tp: c.tp, pp: c.pp, dp: c.dp, ep: c.ep, etp: c.etp },
+            rank: ParallelRank {
+                tp: c.tp,
+                pp: c.pp,
+                dp: c.dp,
+                ep: c.ep,
+                etp: c.etp,
+                gtp_remat: c.gtp_remat,
+                gtp_remat_size: c.gtp_remat_size,
+                egtp_remat: c.egtp_remat,
+                egtp_remat_size: c.egtp_remat_size,
+            },
         }))
     }
 

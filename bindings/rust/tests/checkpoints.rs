@@ -5,7 +5,7 @@ mod common;
 use std::process::Command;
 
 use common::{build_program, read_vector, snapshot, vector_path};
-use rngtrk::{ErrorKind, ForkGuard, PhiloxState, Tracker};
+use rngtrk::{ErrorKind, ForkGuard, ParallelRank, PhiloxState, SeedFlags, SeedPolicy, Tracker};
 
 fn golden_names() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(vector_path("checkpoints"))
@@ -113,6 +113,32 @@ fn replay(t: &mut Tracker, calls: &[String]) {
             "set_state" => t.set_state(f[1], PhiloxState::new(num(f[2]), num(f[3]))).unwrap(),
             "set_default" => t.set_default_state(PhiloxState::new(num(f[1]), num(f[2]))).unwrap(),
             "reset" => t.reset().unwrap(),
+            "seed_rank" => {
+                // seed_rank POLICY SEED [FIELD=N]... [FLAG]..., by the library's names.
+                let mut rank = ParallelRank::default();
+                let mut flags = SeedFlags::NONE;
+                for field in &f[3..] {
+                    match field.split_once('=') {
+                        Some((name, value)) => {
+                            let value: u32 = value.parse().unwrap();
+                            match name {
+                                "tp" => rank.tp = value,
+                                "pp" => rank.pp = value,
+                                "dp" => rank.dp = value,
+                                "ep" => rank.ep = value,
+                                "etp" => rank.etp = value,
+                                "gtp_remat" => rank.gtp_remat = value,
+                                "gtp_remat_size" => rank.gtp_remat_size = value,
+                                "egtp_remat" => rank.egtp_remat = value,
+                                "egtp_remat_size" => rank.egtp_remat_size = value,
+                                other => panic!("unknown rank field {}", other),
+                            }
+                        }
+                        None => flags = flags | SeedFlags::from_name(field).expect("a flag's name"),
+                    }
+                }
+                t.seed_rank(SeedPolicy::from_name(f[1]).unwrap(), num(f[2]), &rank, flags).unwrap();
+            }
             "set_states" => {
                 let states: Vec<(&str, PhiloxState)> =
                     f[1..].chunks(3).map(|c| (c[0], PhiloxState::new(num(c[1]), num(c[2])))).collect();

@@ -202,3 +202,73 @@ fn cuda_calls_answer_unavailable_or_run_never_crash() {
         }
     }
 }
+
+#[test]
+fn megatron_remat_states_are_megatron_lm_mains_in_its_order() {
+    let mut t = Tracker::new().unwrap();
+    let rank = ParallelRank {
+        tp: 3,
+        pp: 1,
+        ep: 2,
+        etp: 1,
+        gtp_remat: 2,
+        gtp_remat_size: 4,
+        egtp_remat: 1,
+        egtp_remat_size: 2,
+        ..Default::default()
+    };
+    t.seed_rank(SeedPolicy::Megatron, 1000, &rank, SeedFlags::NONE).unwrap();
+    let s = 1000 + 100;
+    let (model, expert) = (s + 2718 + 3, s + 1024 + 200 + 1);
+    let want = vec![
+        ("data-parallel-rng".to_string(), s),
+        ("model-parallel-rng".to_string(), model),
+        ("expert-parallel-rng".to_string(), expert),
+        ("gtp-remat-rng".to_string(), model + 65536 * 3),
+        ("egtp-remat-rng".to_string(), expert + 32768 + 65536 * 2),
+    ];
+    let got: Vec<(String, u64)> =
+        t.names().unwrap().into_iter().map(|n| (n.clone(), t.state(&n).unwrap().seed)).collect();
+    assert_eq!(got, want);
+    assert_eq!(t.origin().unwrap().unwrap().rank, rank);
+    // Sizes 0 and 1 are off: no remat state, recorded as 0.
+    let off = ParallelRank { tp: 3, gtp_remat_size: 1, ..Default::default() };
+    t.seed_rank(SeedPolicy::Megatron, 1000, &off, SeedFlags::NONE).unwrap();
+    assert_eq!(t.names().unwrap().len(), 3);
+    assert_eq!(t.origin().unwrap().unwrap().rank, ParallelRank { tp: 3, ..Default::default() });
+    // A rank outside its group is refused by value; nothing changes.
+    let before = common::snapshot(&t);
+    let outside = ParallelRank { egtp_remat: 2, egtp_remat_size: 2, ..Default::default() };
+    let e = t.seed_rank(SeedPolicy::Derived, 1000, &outside, SeedFlags::NONE).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.message().contains("egtp_remat 2 is outside its group of egtp_remat_size 2"), "{}", e.message());
+    assert_eq!(common::snapshot(&t), before);
+}
+
+#[test]
+fn version_3_checkpoints_round_trip_and_a_remat_coordinate_alone_is_another_rank() {
+    let writer = ParallelRank { tp: 1, gtp_remat: 1, gtp_remat_size: 4, ..Default::default() };
+    let mut t = Tracker::new().unwrap();
+    t.seed_rank(SeedPolicy::Derived, 1234, &writer, SeedFlags::NONE).unwrap();
+    t.fork("gtp-remat-rng").unwrap().advance(12).unwrap();
+    let bytes = t.save().unwrap();
+    assert_eq!(bytes[8], 3);
+    let mut fresh = Tracker::new().unwrap();
+    fresh.load(&bytes).unwrap();
+    assert_eq!(fresh.save().unwrap(), bytes);
+    assert_eq!(fresh.origin().unwrap(), t.origin().unwrap());
+    for (reader, difference) in [
+        (ParallelRank { tp: 1, gtp_remat: 2, gtp_remat_size: 4, ..Default::default() }, "gtp_remat 1 vs 2"),
+        (ParallelRank { tp: 1, ..Default::default() }, "gtp_remat on (1 of 4) vs off"),
+    ] {
+        let mut other = Tracker::new().unwrap();
+        other.seed_rank(SeedPolicy::Derived, 1234, &reader, SeedFlags::NONE).unwrap();
+        let before = common::snapshot(&other);
+        let e = other.load(&bytes).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::WrongRank);
+        assert!(e.message().contains(difference), "{}", e.message());
+        assert_eq!(common::snapshot(&other), before);
+        other.load_any_rank(&bytes).unwrap();
+        assert_eq!(other.save().unwrap(), bytes);
+    }
+}

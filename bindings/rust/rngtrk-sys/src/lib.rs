@@ -409,13 +409,14 @@ extern "C" {
 }
 extern "C" {
     #[doc = " `rngtrk_tracker_load` with flags.  A checkpoint that records an origin"]
-    #[doc = "  (format version 2) is refused with `RNGTRK_E_WRONG_RANK` when this"]
+    #[doc = "  (format version 2 or 3) is refused with `RNGTRK_E_WRONG_RANK` when this"]
     #[doc = "  tracker has an origin whose streams differ: another policy, base seed or"]
-    #[doc = "  flags, or another coordinate the policy's seeds depend on (pp, tp, ep,"]
-    #[doc = "  etp; dp for slapo and with DATA_PARALLEL_RANDOM_INIT)."]
-    #[doc = "  `RNGTRK_LOAD_ANY_RANK` loads it anyway.  After a load the tracker takes"]
-    #[doc = "  the checkpoint's origin (none for version 1).  Other statuses as"]
-    #[doc = "  `rngtrk_tracker_load`."]
+    #[doc = "  flags, or another coordinate the policy's seeds depend on (megatron and"]
+    #[doc = "  derived: pp, tp, ep, etp, dp with DATA_PARALLEL_RANDOM_INIT, whether"]
+    #[doc = "  each remat axis is on and its rank when on; slapo: pp, tp, dp); the"]
+    #[doc = "  message names every coordinate that differs.  `RNGTRK_LOAD_ANY_RANK`"]
+    #[doc = "  loads it anyway.  After a load the tracker takes the checkpoint's origin"]
+    #[doc = "  (none for version 1).  Other statuses as `rngtrk_tracker_load`."]
     pub fn rngtrk_tracker_load_flags(
         t: *mut rngtrk_tracker,
         src: *const u8,
@@ -455,8 +456,8 @@ extern "C" {
     #[doc = " Describes checkpoint bytes without a tracker, as the one line of"]
     #[doc = "  canonical JSON every rngtrk tool prints (`rngtrk inspect`, Python's"]
     #[doc = "  `checkpoint_to_json`, Rust's `checkpoint_to_json`): format_version, the"]
-    #[doc = "  default state, the named states in stored order and, for a version-2"]
-    #[doc = "  checkpoint, its origin (docs/cli.md).  The bytes are validated exactly"]
+    #[doc = "  default state, the named states in stored order and, for a version-2 or"]
+    #[doc = "  -3 checkpoint, its origin, flags by name (docs/cli.md).  The bytes are validated exactly"]
     #[doc = "  as `rngtrk_tracker_load` validates them.  Writes the JSON and a"]
     #[doc = "  terminating NUL to `dst` and the JSON's length (without the NUL) to"]
     #[doc = "  `*out_len`; dst = NULL, capacity = 0 is a size query.  Returns"]
@@ -912,7 +913,8 @@ extern "C" {
         out: *mut rngtrk_philox_state,
     ) -> rngtrk_status;
 }
-#[doc = "< Megatron-LM: seed + 100 pp (+ 10 dp), + 2718 + tp, + 1024 + 100 ep + etp"]
+#[doc = "< Megatron-LM main: seed + 100 pp (+ 10 dp), + 2718 + tp, + 1024 + 100 ep + etp,"]
+#[doc = "and the remat states"]
 pub const rngtrk_seed_policy_RNGTRK_POLICY_MEGATRON: rngtrk_seed_policy = 0;
 #[doc = "< slapo's set_random_seed"]
 pub const rngtrk_seed_policy_RNGTRK_POLICY_SLAPO: rngtrk_seed_policy = 1;
@@ -950,7 +952,12 @@ extern "C" {
     pub fn rngtrk_seed_flag_name(flag: u32) -> *const ::std::os::raw::c_char;
 }
 #[doc = " A rank's coordinates in the parallel layout.  A growable struct: fill it"]
-#[doc = "  with `rngtrk_parallel_rank_init` (coordinates 0), then set them."]
+#[doc = "  with `rngtrk_parallel_rank_init` (coordinates 0, remat axes off), then"]
+#[doc = "  set them.  The remat axes are Megatron-LM's weight-rematerialisation"]
+#[doc = "  groups (GTP_remat for dense weights, EGTP_remat for expert weights): a"]
+#[doc = "  group size of 0 or 1 means the axis is off (no state; its rank must be"]
+#[doc = "  0); from 2 on, the rank must be below the size.  A caller whose struct"]
+#[doc = "  ends at `etp` (24 bytes) has both axes off."]
 #[repr(C)]
 pub struct rngtrk_parallel_rank {
     #[doc = "< the caller's sizeof(rngtrk_parallel_rank), set by the init function"]
@@ -965,12 +972,20 @@ pub struct rngtrk_parallel_rank {
     pub ep: u32,
     #[doc = "< expert-tensor-parallel rank"]
     pub etp: u32,
+    #[doc = "< rank in the GTP_remat group (added in 0.1)"]
+    pub gtp_remat: u32,
+    #[doc = "< size of the GTP_remat group; 0 or 1: off (added in 0.1)"]
+    pub gtp_remat_size: u32,
+    #[doc = "< rank in the expert GTP_remat group (added in 0.1)"]
+    pub egtp_remat: u32,
+    #[doc = "< size of the expert GTP_remat group; 0 or 1: off (added in 0.1)"]
+    pub egtp_remat_size: u32,
 }
 #[test]
 fn bindgen_test_layout_rngtrk_parallel_rank() {
     assert_eq!(
         ::std::mem::size_of::<rngtrk_parallel_rank>(),
-        24usize,
+        40usize,
         concat!("Size of: ", stringify!(rngtrk_parallel_rank))
     );
     assert_eq!(
@@ -1080,6 +1095,74 @@ fn bindgen_test_layout_rngtrk_parallel_rank() {
         );
     }
     test_field_etp();
+    fn test_field_gtp_remat() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gtp_remat) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_parallel_rank),
+                "::",
+                stringify!(gtp_remat)
+            )
+        );
+    }
+    test_field_gtp_remat();
+    fn test_field_gtp_remat_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gtp_remat_size) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_parallel_rank),
+                "::",
+                stringify!(gtp_remat_size)
+            )
+        );
+    }
+    test_field_gtp_remat_size();
+    fn test_field_egtp_remat() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).egtp_remat) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_parallel_rank),
+                "::",
+                stringify!(egtp_remat)
+            )
+        );
+    }
+    test_field_egtp_remat();
+    fn test_field_egtp_remat_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_parallel_rank>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).egtp_remat_size) as usize - ptr as usize
+            },
+            36usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_parallel_rank),
+                "::",
+                stringify!(egtp_remat_size)
+            )
+        );
+    }
+    test_field_egtp_remat_size();
 }
 extern "C" {
     #[doc = " Fills the caller's rank of `rank_size` bytes with struct_size and zeros"]
@@ -1094,13 +1177,17 @@ extern "C" {
 extern "C" {
     #[doc = " Seeds the tracker as `policy` seeds this rank: the default state becomes"]
     #[doc = "  (default seed, 0) and the named states are replaced (set_states) by the"]
-    #[doc = "  policy's: megatron and derived give \"data-parallel-rng\","]
-    #[doc = "  \"model-parallel-rng\", \"expert-parallel-rng\"; slapo \"model-parallel-rng\"."]
-    #[doc = "  The tracker records the origin (policy, seed, flags, rank) and writes it"]
-    #[doc = "  into its checkpoints.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`"]
-    #[doc = "  (NULL; an unknown policy or flag; a flag the policy does not read, such"]
-    #[doc = "  as ALWAYS_ENABLE_TP_SEED with megatron: the message names it; a bad"]
-    #[doc = "  struct_size);"]
+    #[doc = "  policy's, in the order upstream adds them: megatron and derived give"]
+    #[doc = "  \"data-parallel-rng\", \"model-parallel-rng\", \"expert-parallel-rng\", then"]
+    #[doc = "  \"gtp-remat-rng\" when the GTP_remat axis is on and \"egtp-remat-rng\" when"]
+    #[doc = "  the expert one is; slapo gives \"model-parallel-rng\".  The formulas:"]
+    #[doc = "  docs/distributed.md.  The tracker records the origin (policy, seed,"]
+    #[doc = "  flags, rank) and writes it into its checkpoints.  Returns `RNGTRK_OK`;"]
+    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (NULL; an unknown policy or flag; a flag the"]
+    #[doc = "  policy does not read, such as ALWAYS_ENABLE_TP_SEED with megatron; a"]
+    #[doc = "  remat rank not below its group's size, or not 0 in a group of size 0 or"]
+    #[doc = "  1; a remat axis on with slapo, which has no remat state: the message"]
+    #[doc = "  names the problem and the values; a bad struct_size);"]
     #[doc = "  `RNGTRK_E_DUPLICATE_SEED` (two named states of this rank would share a"]
     #[doc = "  seed: the policy collides here, nothing changes);"]
     #[doc = "  `RNGTRK_E_FORK_ORDER`."]
@@ -1113,9 +1200,11 @@ extern "C" {
     ) -> rngtrk_status;
 }
 #[doc = " Who a tracker's states belong to: set by `rngtrk_tracker_seed_rank`,"]
-#[doc = "  written into checkpoints (format version 2) and checked on load.  A"]
-#[doc = "  growable struct: initialise it with `rngtrk_origin_init` before"]
-#[doc = "  `rngtrk_tracker_get_origin` fills it."]
+#[doc = "  written into checkpoints (format version 2, or 3 with a remat axis on)"]
+#[doc = "  and checked on load.  A growable struct: initialise it with"]
+#[doc = "  `rngtrk_origin_init` before `rngtrk_tracker_get_origin` fills it.  It"]
+#[doc = "  records every coordinate a policy uses; a remat axis that is off reads"]
+#[doc = "  0 and 0 (a size of 1 is recorded as 0)."]
 #[repr(C)]
 pub struct rngtrk_origin {
     #[doc = "< the caller's sizeof(rngtrk_origin), set by the init function"]
@@ -1140,12 +1229,20 @@ pub struct rngtrk_origin {
     pub etp: u32,
     #[doc = "< 0"]
     pub reserved: u32,
+    #[doc = "< rank in the GTP_remat group (added in 0.1; 0 in a 48-byte struct)"]
+    pub gtp_remat: u32,
+    #[doc = "< its size; 0 when the axis is off (added in 0.1)"]
+    pub gtp_remat_size: u32,
+    #[doc = "< rank in the expert GTP_remat group (added in 0.1)"]
+    pub egtp_remat: u32,
+    #[doc = "< its size; 0 when the axis is off (added in 0.1)"]
+    pub egtp_remat_size: u32,
 }
 #[test]
 fn bindgen_test_layout_rngtrk_origin() {
     assert_eq!(
         ::std::mem::size_of::<rngtrk_origin>(),
-        48usize,
+        64usize,
         concat!("Size of: ", stringify!(rngtrk_origin))
     );
     assert_eq!(
@@ -1340,6 +1437,74 @@ fn bindgen_test_layout_rngtrk_origin() {
         );
     }
     test_field_reserved();
+    fn test_field_gtp_remat() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gtp_remat) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(gtp_remat)
+            )
+        );
+    }
+    test_field_gtp_remat();
+    fn test_field_gtp_remat_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).gtp_remat_size) as usize - ptr as usize
+            },
+            52usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(gtp_remat_size)
+            )
+        );
+    }
+    test_field_gtp_remat_size();
+    fn test_field_egtp_remat() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).egtp_remat) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(egtp_remat)
+            )
+        );
+    }
+    test_field_egtp_remat();
+    fn test_field_egtp_remat_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<rngtrk_origin>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).egtp_remat_size) as usize - ptr as usize
+            },
+            60usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(rngtrk_origin),
+                "::",
+                stringify!(egtp_remat_size)
+            )
+        );
+    }
+    test_field_egtp_remat_size();
 }
 extern "C" {
     #[doc = " Fills the caller's origin of `origin_size` bytes with struct_size and"]
