@@ -65,7 +65,8 @@ typedef enum rngtrk_status {
     RNGTRK_E_DUPLICATE_NAME = -2,      /**< a named state with that name exists */
     RNGTRK_E_DUPLICATE_SEED = -3,      /**< another named state already uses that seed */
     RNGTRK_E_UNKNOWN_NAME = -4,        /**< no named state has that name */
-    RNGTRK_E_FORK_ORDER = -5,          /**< fork/restore out of order, or refused while a fork is open */
+    RNGTRK_E_FORK_ORDER = -5,          /**< restore of a fork that is not the innermost open one, or a call
+                                            refused while a fork is open */
     RNGTRK_E_BUFFER_TOO_SMALL = -6,    /**< the caller's buffer cannot hold the result */
     RNGTRK_E_CORRUPT = -7,             /**< checkpoint bytes are damaged or malformed */
     RNGTRK_E_UNSUPPORTED_VERSION = -8, /**< checkpoint format version this library does not read */
@@ -183,15 +184,19 @@ RNGTRK_API void rngtrk_tracker_free(rngtrk_tracker *tracker);
 RNGTRK_API rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed);
 
 /** Makes the named state the active one, remembering what was active.
- *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`; `RNGTRK_E_UNKNOWN_NAME`;
- *  `RNGTRK_E_FORK_ORDER` if `name` is already forked (a nested fork of the
- *  same state would replay its numbers); `RNGTRK_E_OUT_OF_MEMORY`. */
+ *  Forks nest, and a name that is already open may be forked again
+ *  (Megatron-LM's double fork): since a forked state advances in place, the
+ *  nested fork simply continues that name's one stream, and no number is
+ *  handed out twice.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`;
+ *  `RNGTRK_E_UNKNOWN_NAME`; `RNGTRK_E_OUT_OF_MEMORY`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *t, const char *name);
 
 /** Closes the innermost fork, which must be `name`: the advanced state stays
- *  in `name` and what was active before the fork is active again.  Returns
- *  `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`; `RNGTRK_E_UNKNOWN_NAME`;
- *  `RNGTRK_E_FORK_ORDER` (no fork open, or `name` is not the innermost). */
+ *  in `name` and what was active before the fork is active again (with a
+ *  name forked twice, the outer fork of it: the same stream, where the inner
+ *  one left it).  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`;
+ *  `RNGTRK_E_UNKNOWN_NAME`; `RNGTRK_E_FORK_ORDER` (no fork open, or `name`
+ *  is not the innermost). */
 RNGTRK_API rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *t, const char *name);
 
 /** Copies the named state into `*out`.  Returns `RNGTRK_OK`,

@@ -1,6 +1,5 @@
 #include "tracker.h"
 
-#include <algorithm>
 #include <limits>
 #include <string>
 #include <utility>
@@ -23,11 +22,10 @@ void Tracker::add(std::string_view name, uint64_t seed) {
 }
 
 void Tracker::fork(std::string_view name) {
-    const size_t index = table_.index_of(name);
-    if (std::find(forks_.begin(), forks_.end(), index) != forks_.end())
-        fail(RNGTRK_E_FORK_ORDER,
-             "state \"" + std::string(name) + "\" is already forked; restore it first");
-    forks_.push_back(index);
+    // A name already open may be forked again (Megatron-LM's double fork):
+    // the forked state advances in place, so the inner fork simply goes on
+    // with that name's one stream and no number is handed out twice.
+    forks_.push_back(table_.index_of(name));
 }
 
 void Tracker::restore(std::string_view name) {

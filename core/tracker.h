@@ -1,7 +1,9 @@
 // The tracker: a default state, a table of named states, and a stack of open
 // forks.  The TransformerEngine / Megatron-LM CudaRNGStatesTracker semantics,
-// with their defects fixed (a failed add burns nothing; forking a state that
-// is already forked is refused; reset/add/load cannot run inside a fork).
+// with their defects fixed (a failed add burns nothing; reset/add/load cannot
+// run inside a fork; restore names the fork it closes).  A name may be on the
+// fork stack more than once: forked states advance in place, so a nested fork
+// of an open name continues its one stream.
 #pragma once
 
 #include <cstddef>
@@ -60,7 +62,7 @@ private:
 
     PhiloxState default_;
     StateTable table_;
-    std::vector<size_t> forks_;  // table indexes, innermost last
+    std::vector<size_t> forks_;  // table indexes, innermost last; a name may repeat
     Origin origin_;
     Ledger ledger_;
 };

@@ -3,6 +3,7 @@
 // active state and fork depth).
 #include <cstring>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "support.h"
@@ -174,6 +175,75 @@ TEST(Tracker, ForksNestAndRestoreInReverseOrder) {
     EXPECT_STATE(2, 8, get(t.get(), "b"));
 }
 
+// Megatron-LM's double fork: fork a, draw, fork b, draw, fork a (a name
+// already open), draw, restore a, draw under b, restore b, draw under a,
+// restore a.  Each draw is advance(8) and the words of the state it returns;
+// together they must be one uninterrupted stream per name.
+TEST(Tracker, ForkingAnOpenNameContinuesItsOneStream) {
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "a", 11));
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "b", 22));
+    // The ledger refuses any range of a seed handed out twice.
+    ASSERT_OK(rngtrk_tracker_set_ledger(t.get(), RNGTRK_LEDGER_RAISE, 0));
+    std::map<std::string, std::vector<uint32_t>> drawn;
+    const auto draw = [&](const char *expected_active) {
+        rngtrk_philox_state before;
+        ASSERT_OK(rngtrk_tracker_advance(t.get(), 8, &before));
+        EXPECT_EQ(get(t.get(), expected_active).seed, before.seed);
+        uint32_t words[8];
+        ASSERT_OK(rngtrk_random_u32(&before, 0, 8, words));
+        drawn[expected_active].insert(drawn[expected_active].end(), words, words + 8);
+    };
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "a"));
+    draw("a");
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "b"));
+    draw("b");
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "a"));  // "a" is open already
+    size_t depth = 0;
+    ASSERT_OK(rngtrk_tracker_fork_depth(t.get(), &depth));
+    EXPECT_EQ(3u, depth);
+    EXPECT_STATE(11, 8, active(t.get()));  // where the outer fork of "a" left it
+    draw("a");
+    // restore must still name the innermost fork.
+    EXPECT_FAILS_UNCHANGED(RNGTRK_E_FORK_ORDER, t.get(), rngtrk_tracker_restore(t.get(), "b"));
+    ASSERT_OK(rngtrk_tracker_restore(t.get(), "a"));
+    EXPECT_STATE(22, 8, active(t.get()));
+    draw("b");
+    ASSERT_OK(rngtrk_tracker_restore(t.get(), "b"));
+    EXPECT_STATE(11, 16, active(t.get()));  // the outer "a" goes on where the inner one stopped
+    draw("a");
+    ASSERT_OK(rngtrk_tracker_restore(t.get(), "a"));
+    EXPECT_STATE(0, 0, active(t.get()));
+    EXPECT_FAILS_UNCHANGED(RNGTRK_E_FORK_ORDER, t.get(), rngtrk_tracker_restore(t.get(), "a"));
+    // One uninterrupted stream per name: a drew words 0..23 of (11, 0), b 0..15 of (22, 0).
+    std::vector<uint32_t> a(24), b(16);
+    const rngtrk_philox_state a0{11, 0}, b0{22, 0};
+    ASSERT_OK(rngtrk_random_u32(&a0, 0, a.size(), a.data()));
+    ASSERT_OK(rngtrk_random_u32(&b0, 0, b.size(), b.data()));
+    EXPECT_EQ(a, drawn["a"]);
+    EXPECT_EQ(b, drawn["b"]);
+    EXPECT_STATE(11, 24, get(t.get(), "a"));
+    EXPECT_STATE(22, 16, get(t.get(), "b"));
+    size_t overlaps = 1;
+    ASSERT_OK(rngtrk_tracker_ledger_overlaps(t.get(), nullptr, 0, &overlaps));
+    EXPECT_EQ(0u, overlaps);
+}
+
+TEST(Tracker, ForkingTheInnermostNameAgainNestsToAnyDepth) {
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "a", 1));
+    for (int i = 0; i < 5; ++i) {
+        ASSERT_OK(rngtrk_tracker_fork(t.get(), "a"));
+        ASSERT_OK(rngtrk_tracker_advance(t.get(), 4, nullptr));
+    }
+    for (int i = 0; i < 5; ++i) {
+        EXPECT_STATE(1, 20, active(t.get()));
+        ASSERT_OK(rngtrk_tracker_restore(t.get(), "a"));
+    }
+    EXPECT_STATE(0, 0, active(t.get()));
+    EXPECT_STATE(1, 20, get(t.get(), "a"));
+}
+
 TEST(Tracker, ForkAndRestoreErrors) {
     TrackerPtr t = new_tracker();
     ASSERT_OK(rngtrk_tracker_add(t.get(), "a", 1));
@@ -182,8 +252,6 @@ TEST(Tracker, ForkAndRestoreErrors) {
     EXPECT_FAILS_UNCHANGED(RNGTRK_E_FORK_ORDER, t.get(), rngtrk_tracker_restore(t.get(), "a"));
     EXPECT_FAILS_UNCHANGED(RNGTRK_E_UNKNOWN_NAME, t.get(), rngtrk_tracker_restore(t.get(), "zz"));
     ASSERT_OK(rngtrk_tracker_fork(t.get(), "a"));
-    // Forking an open state again would hand out its numbers twice.
-    EXPECT_FAILS_UNCHANGED(RNGTRK_E_FORK_ORDER, t.get(), rngtrk_tracker_fork(t.get(), "a"));
     EXPECT_FAILS_UNCHANGED(RNGTRK_E_INVALID_ARGUMENT, t.get(), rngtrk_tracker_fork(t.get(), nullptr));
     EXPECT_FAILS_UNCHANGED(RNGTRK_E_INVALID_ARGUMENT, t.get(), rngtrk_tracker_restore(t.get(), ""));
     ASSERT_OK(rngtrk_tracker_restore(t.get(), "a"));

@@ -225,6 +225,13 @@ RECIPES = {
         "set_states b 2 8 c 3 0 a 18446744073709551615 18446744073709551612",
         "fork c", "advance 5", "restore c", "advance 1",
     ],
+    # Megatron-LM's double fork: "a" is forked again while open; the inner
+    # fork continues a's one stream, and the outer one goes on after it.
+    "double_fork": [
+        "manual_seed 5", "add a 11", "add b 22",
+        "fork a", "advance 8", "fork b", "advance 8", "fork a", "advance 8", "restore a",
+        "advance 8", "restore b", "advance 8", "restore a", "advance 4",
+    ],
     # Format version 3: Megatron-LM main's states with both remat axes on
     # (GTP_remat rank 2 of 4, expert GTP_remat rank 1 of 2) and
     # data-parallel random init, then draws from the remat states.
@@ -303,8 +310,8 @@ class RecipeModel:
         elif op == "add":
             assert args[0] not in self.states and not self.forks
             self.states[args[0]] = [ints[0], 0]
-        elif op == "fork":
-            assert args[0] not in self.forks
+        elif op == "fork":  # a name already open continues its one stream
+            assert args[0] in self.states
             self.forks.append(args[0])
         elif op == "restore":
             assert self.forks.pop() == args[0]

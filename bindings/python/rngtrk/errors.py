@@ -59,8 +59,10 @@ class UnknownNameError(RngtrkError, KeyError):
 
 
 class ForkOrderError(RngtrkError, RuntimeError):
-    """RNGTRK_E_FORK_ORDER: restore out of order, a fork of a state that is
-    already forked, or add/reset/set_states/load while a fork is open."""
+    """RNGTRK_E_FORK_ORDER: a restore of a fork that is not the innermost
+    open one (or with none open), or add/reset/set_states/load while a fork
+    is open.  Forking a name that is already open is allowed: it continues
+    that name's one stream."""
     code = lib.RNGTRK_E_FORK_ORDER
 
 

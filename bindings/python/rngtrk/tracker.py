@@ -134,8 +134,12 @@ class Tracker:
 
     def fork(self, name=DEFAULT_FORK_NAME):
         """A context manager: makes the named state active inside the `with`
-        block and restores on exit, even when the block raises.  Forks nest.
-        Raises UnknownNameError, or ForkOrderError if `name` is already forked."""
+        block and restores on exit, even when the block raises.  Forks nest,
+        and a name that is already open may be forked again (Megatron-LM's
+        double fork): the state advances in place, so the inner fork goes on
+        with that name's one stream and no number is drawn twice.  Raises
+        UnknownNameError; ForkOrderError on exit if this fork is not the
+        innermost open one."""
         return _Fork(self, name)
 
     def get_states(self):

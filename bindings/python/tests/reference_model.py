@@ -45,9 +45,7 @@ class ModelTracker:
     def fork(self, name):
         if name not in self.states:
             return rngtrk.InvalidArgumentError if not name_is_valid(name) else rngtrk.UnknownNameError
-        if name in self.forks:
-            return rngtrk.ForkOrderError
-        self.forks.append(name)
+        self.forks.append(name)  # may already be open: the same state, one stream
 
     def restore(self, name):
         if name not in self.states:

@@ -112,15 +112,38 @@ def test_fork_errors(megatron):
     assert snapshot(megatron) == before
     with megatron.fork("model-parallel-rng"):
         inside = snapshot(megatron)
-        with pytest.raises(rngtrk.ForkOrderError):  # forking an open state would replay numbers
-            with megatron.fork("model-parallel-rng"):
-                pass
-        assert snapshot(megatron) == inside
         for call in (lambda: megatron.add("new", 77), megatron.reset,
                      lambda: megatron.set_states({}), lambda: megatron.load(megatron.save())):
             with pytest.raises(rngtrk.ForkOrderError):
                 call()
             assert snapshot(megatron) == inside
+
+
+def test_forking_an_open_name_continues_its_one_stream(megatron):
+    # Megatron-LM's test_double_fork: a, b, a again, then out; every name
+    # draws what one uninterrupted stream of it gives, and no number twice.
+    megatron.set_ledger("raise")  # a range of a seed handed out twice would raise
+    drawn = {"model-parallel-rng": [], "data-parallel-rng": []}
+
+    def draw(name):
+        assert megatron.active_state().seed == megatron.get_state(name).seed
+        drawn[name].extend(megatron.random_u32(8).tolist())
+
+    with megatron.fork("model-parallel-rng"):
+        draw("model-parallel-rng")
+        with megatron.fork("data-parallel-rng"):
+            draw("data-parallel-rng")
+            with megatron.fork("model-parallel-rng"):  # already open
+                assert megatron.fork_depth == 3
+                draw("model-parallel-rng")
+            draw("data-parallel-rng")
+        draw("model-parallel-rng")
+    assert megatron.fork_depth == 0
+    for name, words in drawn.items():
+        whole = rngtrk.random_u32(PhiloxState(megatron.get_state(name).seed, 0), len(words)).tolist()
+        assert words == whole, name
+    assert megatron.get_state("model-parallel-rng") == PhiloxState(3955, 24)
+    assert megatron.get_state("data-parallel-rng") == PhiloxState(1234, 16)
 
 
 def test_restore_out_of_order_is_refused_and_reported(megatron):

@@ -20,8 +20,8 @@ pub enum ErrorKind {
     DuplicateSeed,
     /// `RNGTRK_E_UNKNOWN_NAME`: no named state has that name.
     UnknownName,
-    /// `RNGTRK_E_FORK_ORDER`: a fork of an open state, a restore out of
-    /// order, or add/reset/set_states/load while a fork is open.
+    /// `RNGTRK_E_FORK_ORDER`: a restore of a fork that is not the innermost
+    /// open one, or add/reset/set_states/load while a fork is open.
     ForkOrder,
     /// `RNGTRK_E_BUFFER_TOO_SMALL`: an output buffer cannot hold the result.
     BufferTooSmall,

@@ -103,12 +103,15 @@
 //! Dropping a guard restores its fork, also while a panic unwinds;
 //! [`ForkGuard::restore`] does the same and returns the library's verdict.
 //!
+//! A guard may fork a name that is already open (Megatron-LM's double fork):
+//! forked states advance in place, so the nested fork continues that name's
+//! one stream.
+//!
 //! What the types do not prevent (the library still refuses each at run time
-//! with an [`Error`], changing nothing): forking a name that is already
-//! forked (`ForkOrder`), an unknown name (`UnknownName`), and leaking a guard
-//! with `std::mem::forget`, which leaves its fork open — the tracker then
-//! answers `ForkOrder` to `add`/`reset`/`set_states`/`load` and to the outer
-//! guard's `restore`.  None of these is undefined behaviour.
+//! with an [`Error`], changing nothing): an unknown name (`UnknownName`), and
+//! leaking a guard with `std::mem::forget`, which leaves its fork open — the
+//! tracker then answers `ForkOrder` to `add`/`reset`/`set_states`/`load` and
+//! to the outer guard's `restore`.  None of these is undefined behaviour.
 //!
 //! # Threads
 //!

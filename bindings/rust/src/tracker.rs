@@ -72,8 +72,10 @@ impl Tracker {
 
     /// Makes the named state active until the returned guard is dropped or
     /// [`ForkGuard::restore`]d.  While the guard lives, the tracker is
-    /// reachable only through it (see the crate documentation).
-    /// Errors: `UnknownName`, `ForkOrder` (the name is already forked).
+    /// reachable only through it (see the crate documentation).  A guard may
+    /// fork a name that is already open (Megatron-LM's double fork): the
+    /// state advances in place, so the nested fork continues that name's one
+    /// stream and no number is drawn twice.  Errors: `UnknownName`.
     ///
     /// The guard keeps `name` to restore it, so the name must outlive the
     /// guard (a literal or a `String` that is still around).

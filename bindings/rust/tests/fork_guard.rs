@@ -3,7 +3,6 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use common::snapshot;
 use rngtrk::{ErrorKind, PhiloxState, Tracker};
 
 fn two_states() -> Tracker {
@@ -71,12 +70,47 @@ fn nested_guards_close_innermost_first() {
 }
 
 #[test]
-fn forking_an_open_state_is_refused_and_changes_nothing() {
+fn forking_an_open_name_continues_its_one_stream() {
+    // Megatron-LM's double fork: mp, dp, mp again, then out; each name draws
+    // one uninterrupted stream, and the ledger (raise) would refuse a reuse.
     let mut t = two_states();
-    let mut outer = t.fork("model-parallel-rng").unwrap();
-    let before = snapshot(&outer);
-    assert_eq!(outer.fork("model-parallel-rng").unwrap_err().kind(), ErrorKind::ForkOrder);
-    assert_eq!(snapshot(&outer), before);
+    t.set_ledger(rngtrk::LedgerMode::Raise, 0).unwrap();
+    let (mut mp, mut dp) = (Vec::new(), Vec::new());
+    let mut words = [0u32; 8];
+    {
+        let mut a = t.fork("model-parallel-rng").unwrap();
+        a.random_u32(&mut words).unwrap();
+        mp.extend_from_slice(&words);
+        {
+            let mut b = a.fork("data-parallel-rng").unwrap();
+            b.random_u32(&mut words).unwrap();
+            dp.extend_from_slice(&words);
+            {
+                let mut again = b.fork("model-parallel-rng").unwrap(); // already open
+                assert_eq!(again.fork_depth(), 3);
+                assert_eq!(again.active_state(), PhiloxState::new(2725, 8));
+                again.random_u32(&mut words).unwrap();
+                mp.extend_from_slice(&words);
+                again.restore().unwrap();
+            }
+            b.random_u32(&mut words).unwrap();
+            dp.extend_from_slice(&words);
+            b.restore().unwrap();
+        }
+        assert_eq!(a.active_state(), PhiloxState::new(2725, 16));
+        a.random_u32(&mut words).unwrap();
+        mp.extend_from_slice(&words);
+        a.restore().unwrap();
+    }
+    let mut whole_mp = [0u32; 24];
+    let mut whole_dp = [0u32; 16];
+    rngtrk::random_u32(&PhiloxState::new(2725, 0), 0, &mut whole_mp).unwrap();
+    rngtrk::random_u32(&PhiloxState::new(7, 0), 0, &mut whole_dp).unwrap();
+    assert_eq!(mp, whole_mp);
+    assert_eq!(dp, whole_dp);
+    assert_eq!(t.state("model-parallel-rng").unwrap(), PhiloxState::new(2725, 24));
+    assert_eq!(t.state("data-parallel-rng").unwrap(), PhiloxState::new(7, 16));
+    assert_eq!(t.fork_depth(), 0);
 }
 
 #[test]

@@ -37,7 +37,8 @@ impl rngtrk_status {
     pub const RNGTRK_E_UNKNOWN_NAME: rngtrk_status = rngtrk_status(-4);
 }
 impl rngtrk_status {
-    #[doc = "< fork/restore out of order, or refused while a fork is open"]
+    #[doc = "< restore of a fork that is not the innermost open one, or a call"]
+    #[doc = "refused while a fork is open"]
     pub const RNGTRK_E_FORK_ORDER: rngtrk_status = rngtrk_status(-5);
 }
 impl rngtrk_status {
@@ -253,9 +254,11 @@ extern "C" {
 }
 extern "C" {
     #[doc = " Makes the named state the active one, remembering what was active."]
-    #[doc = "  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`; `RNGTRK_E_UNKNOWN_NAME`;"]
-    #[doc = "  `RNGTRK_E_FORK_ORDER` if `name` is already forked (a nested fork of the"]
-    #[doc = "  same state would replay its numbers); `RNGTRK_E_OUT_OF_MEMORY`."]
+    #[doc = "  Forks nest, and a name that is already open may be forked again"]
+    #[doc = "  (Megatron-LM's double fork): since a forked state advances in place, the"]
+    #[doc = "  nested fork simply continues that name's one stream, and no number is"]
+    #[doc = "  handed out twice.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`;"]
+    #[doc = "  `RNGTRK_E_UNKNOWN_NAME`; `RNGTRK_E_OUT_OF_MEMORY`."]
     pub fn rngtrk_tracker_fork(
         t: *mut rngtrk_tracker,
         name: *const ::std::os::raw::c_char,
@@ -263,9 +266,11 @@ extern "C" {
 }
 extern "C" {
     #[doc = " Closes the innermost fork, which must be `name`: the advanced state stays"]
-    #[doc = "  in `name` and what was active before the fork is active again.  Returns"]
-    #[doc = "  `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`; `RNGTRK_E_UNKNOWN_NAME`;"]
-    #[doc = "  `RNGTRK_E_FORK_ORDER` (no fork open, or `name` is not the innermost)."]
+    #[doc = "  in `name` and what was active before the fork is active again (with a"]
+    #[doc = "  name forked twice, the outer fork of it: the same stream, where the inner"]
+    #[doc = "  one left it).  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`;"]
+    #[doc = "  `RNGTRK_E_UNKNOWN_NAME`; `RNGTRK_E_FORK_ORDER` (no fork open, or `name`"]
+    #[doc = "  is not the innermost)."]
     pub fn rngtrk_tracker_restore(
         t: *mut rngtrk_tracker,
         name: *const ::std::os::raw::c_char,
