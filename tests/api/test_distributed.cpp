@@ -27,20 +27,6 @@ struct OffsetCase {
     std::vector<uint64_t> start, local;
 };
 
-std::map<std::string, uint64_t> named_seeds(rngtrk_tracker *t) {
-    std::map<std::string, uint64_t> out;
-    size_t n = 0;
-    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_count(t, &n));
-    for (size_t i = 0; i < n; ++i) {
-        const char *name;
-        rngtrk_philox_state s;
-        EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_name_at(t, i, &name));
-        EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_get_state(t, name, &s));
-        out[name] = s.seed;
-    }
-    return out;
-}
-
 // The named states in the tracker's order, with their seeds.
 std::vector<std::pair<std::string, uint64_t>> ordered_seeds(rngtrk_tracker *t) {
     std::vector<std::pair<std::string, uint64_t>> out;
@@ -54,6 +40,12 @@ std::vector<std::pair<std::string, uint64_t>> ordered_seeds(rngtrk_tracker *t) {
         out.emplace_back(name, s.seed);
     }
     return out;
+}
+
+// The same, by name.
+std::map<std::string, uint64_t> named_seeds(rngtrk_tracker *t) {
+    const std::vector<std::pair<std::string, uint64_t>> ordered = ordered_seeds(t);
+    return {ordered.begin(), ordered.end()};
 }
 
 rngtrk_parallel_rank remat_rank(uint32_t tp, uint32_t gtp, uint32_t gtp_size, uint32_t egtp, uint32_t egtp_size) {
