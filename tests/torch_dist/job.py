@@ -79,7 +79,7 @@ def check(condition, message):
 def train(args):
     tp_size, dp_size = 2, 2
     tp, dp, tp_group, dp_group = groups(tp_size, dp_size)
-    rt.model_parallel_cuda_manual_seed(SEED, tp_rank=None, tp_group=tp_group, force_reset_rng=True)
+    rt.model_parallel_cuda_manual_seed(SEED, tp_group=tp_group, ep_rank=0, etp_rank=0, force_reset_rng=True)
     megatron = rt.get_cuda_rng_tracker()
     check(megatron.tracker.get_state("model-parallel-rng").seed == SEED + 2718 + tp, "seeds from the TP group")
     shard = sharded_tracker()
@@ -120,7 +120,7 @@ def resume(args):
     tp_size, dp_size = 2, 1
     tp, dp, tp_group, dp_group = groups(tp_size, dp_size)
     rank = dist.get_rank()
-    rt.model_parallel_cuda_manual_seed(SEED, tp_group=tp_group, force_reset_rng=True)
+    rt.model_parallel_cuda_manual_seed(SEED, tp_group=tp_group, ep_rank=0, etp_rank=0, force_reset_rng=True)
     megatron = rt.get_cuda_rng_tracker()
     # The old rank with the same tp (rank = dp * 2 + tp, dp 0) has the same streams.
     same = torch.load(os.path.join(args.dir, f"rank{tp}.pt"))

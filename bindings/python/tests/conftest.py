@@ -60,3 +60,38 @@ def run_python(code, env=None, cwd=None):
 def snapshot(t):
     """Everything observable about a tracker, to prove a failed call changed nothing."""
     return (t.save(), t.active_state(), t.fork_depth, t.names(), t.get_default())
+
+
+STANDINS = os.path.join(os.path.dirname(os.path.abspath(__file__)))
+
+
+def forget_modules(*prefixes):
+    """Drops the named packages and their submodules from sys.modules (a
+    stand-in imported afresh by the next test)."""
+    for name in list(sys.modules):
+        if any(name == p or name.startswith(p + ".") for p in prefixes):
+            del sys.modules[name]
+            parent, _, child = name.rpartition(".")
+            if parent in sys.modules and getattr(sys.modules[parent], child, None) is not None:
+                delattr(sys.modules[parent], child)  # `from parent import child` would find the old one
+
+
+@pytest.fixture
+def fresh_torch_trackers():
+    """rngtrk.torch's process tracker cleared and install() undone, before
+    and after the test; the stand-in Megatron-LM and TransformerEngine
+    packages (tests/standin_*) forgotten and taken off sys.path after it."""
+    import rngtrk.torch.megatron as m
+
+    def clear():
+        m.uninstall()
+        m._home["_CUDA_RNG_STATE_TRACKER"] = None
+        m._home["_CUDA_RNG_STATE_TRACKER_INITIALIZED"] = False
+        m._classes["te"] = None
+
+    clear()
+    path = list(sys.path)
+    yield m
+    clear()
+    sys.path[:] = path
+    forget_modules("megatron", "transformer_engine")

@@ -231,7 +231,7 @@ def test_graph_safe_fork_in_a_captured_graph_draws_fresh_numbers_on_each_replay(
     n = 1 << 16
     out = torch.empty(n, device="cuda")
     graph = torch.cuda.CUDAGraph()
-    for generator in tracker._generators.values():
+    for generator in tracker.states_.values():  # the live generators (Megatron's get_all_rng_states)
         graph.register_generator_state(generator)
     outside = torch.cuda.get_rng_state()
     with torch.cuda.graph(graph):
@@ -303,7 +303,7 @@ def test_rngtrk_ops_in_a_cuda_fork_share_the_stream_with_torchs_own_ops():
 
 
 def test_model_parallel_cuda_manual_seed_seeds_the_cuda_generator():
-    rt.model_parallel_cuda_manual_seed(1234, tp_rank=1, force_reset_rng=True)
+    rt.model_parallel_cuda_manual_seed(1234, tp_rank=1, ep_rank=0, etp_rank=0, force_reset_rng=True)
     assert bytes(torch.cuda.get_rng_state().numpy()) == rngtrk.PhiloxState(1234, 0).to_bytes()
     with rt.get_cuda_rng_tracker().fork():
         assert bytes(torch.cuda.get_rng_state().numpy()) == rngtrk.PhiloxState(1234 + 2718 + 1, 0).to_bytes()
@@ -359,3 +359,73 @@ def test_a_triton_kernel_draws_exactly_the_triton_layout():
         mine = torch.empty(n, dtype=torch.float32, device="cuda")
         rngtrk.cuda_sample(state, mine, layout="triton")
         assert torch.equal(mine, out_rand)
+
+
+# -- the Megatron-LM drop-in on a GPU (rngtrk.torch.megatron) ------------------------------
+
+import rngtrk.torch.megatron as megatron  # noqa: E402
+
+
+@pytest.mark.parametrize("graph_safe", [False, True])
+def test_a_name_forked_inside_its_own_fork_continues_its_stream_on_the_cuda_generator(graph_safe):
+    if graph_safe and not rt.graph_safe_supported():
+        pytest.skip(f"torch {torch.__version__} has no graph-safe generator states (torch >= 2.2)")
+    tracker = megatron.CudaRNGStatesTracker(use_cudagraphable_rng=graph_safe)
+    tracker.add("a", 1234)
+    tracker.add("b", 5678)
+    outside = torch.cuda.get_rng_state()
+    nested = {"a": [], "b": []}
+    with tracker.fork("a"):
+        nested["a"].append(torch.randn(10, device="cuda"))
+        with tracker.fork("b"):
+            nested["b"].append(torch.randn(10, device="cuda"))
+            with tracker.fork("a"):
+                nested["a"].append(torch.randn(10, device="cuda"))
+            nested["b"].append(rt.rand(10, device="cuda", tracker=tracker))
+        nested["a"].append(torch.randn(10, device="cuda"))
+    assert torch.equal(torch.cuda.get_rng_state(), outside)
+    ends = {k: rt.state_of(v) for k, v in tracker.get_states().items()}
+    tracker.reset()
+    tracker.add("a", 1234)
+    tracker.add("b", 5678)
+    with tracker.fork("a"):
+        single_a = [torch.randn(10, device="cuda") for _ in range(3)]
+    with tracker.fork("b"):
+        single_b = [torch.randn(10, device="cuda"), rt.rand(10, device="cuda", tracker=tracker)]
+    assert all(torch.equal(x, y) for x, y in zip(nested["a"], single_a))
+    assert all(torch.equal(x, y) for x, y in zip(nested["b"], single_b))
+    assert {k: rt.state_of(v) for k, v in tracker.get_states().items()} == ends
+
+
+def test_graph_safe_get_states_are_copies_and_set_states_keeps_the_live_generators():
+    if not rt.graph_safe_supported():
+        pytest.skip(f"torch {torch.__version__} has no graph-safe generator states (torch >= 2.2)")
+    tracker = megatron.CudaRNGStatesTracker(use_cudagraphable_rng=True)
+    tracker.add("model-parallel-rng", 77)
+    live = tracker.states_["model-parallel-rng"]
+    saved = tracker.get_states()
+    assert isinstance(saved["model-parallel-rng"], torch.Generator) and saved["model-parallel-rng"] is not live
+    with tracker.fork():
+        first = torch.rand(100, device="cuda")
+    assert rt.state_of(saved["model-parallel-rng"]) == (77, 0), "a saved state is not advanced by later draws"
+    tracker.set_states(saved)
+    assert tracker.states_["model-parallel-rng"] is live, "set_states copies into the generator graphs registered"
+    with tracker.fork():
+        assert torch.equal(torch.rand(100, device="cuda"), first)
+
+
+def test_megatrons_checkpoint_recomputes_torchs_own_cuda_dropout_with_the_same_mask():
+    megatron.uninstall()
+    megatron.initialize_rng_tracker(use_cudagraphable_rng=rt.graph_safe_supported(), force_reset=True)
+    megatron.model_parallel_cuda_manual_seed(5, tp_rank=0, ep_rank=0, etp_rank=0)
+
+    def block(x):
+        with megatron.get_cuda_rng_tracker().fork():
+            x = torch.nn.functional.dropout(x, 0.5)
+        return torch.nn.functional.dropout(x, 0.5)  # outside the fork: the default generator
+
+    x = (torch.rand(4096, device="cuda") + 1).requires_grad_(True)
+    y = megatron.checkpoint(block, False, x)
+    y.sum().backward()
+    assert torch.equal(y != 0, x.grad != 0), "the recompute drew the forward's masks"
+    megatron.initialize_rng_tracker(force_reset=True)

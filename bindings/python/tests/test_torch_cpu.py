@@ -17,12 +17,7 @@ from rngtrk.torch import dtensor, slapo, thunder  # noqa: E402
 S = rngtrk.PhiloxState(20261123, 8)
 
 
-@pytest.fixture(autouse=True)
-def fresh_process_tracker():
-    """Each test starts with a new process tracker."""
-    rt._tracker._TRACKER = None
-    yield
-    rt._tracker._TRACKER = None
+pytestmark = pytest.mark.usefixtures("fresh_torch_trackers")  # each test starts with no process tracker
 
 
 def snapshot(tracker):
@@ -41,6 +36,7 @@ def test_the_upstream_interface_on_cpu_only_torch():
         t.add("other", 3952)
     with pytest.raises(rngtrk.DuplicateNameError):
         t.add("model-parallel-rng", 1)
+    assert t.is_initialized()
     states = t.get_states()
     assert list(states) == ["model-parallel-rng"] and states["model-parallel-rng"].dtype == torch.uint8
     assert rt.state_of(states["model-parallel-rng"]) == rngtrk.PhiloxState(3952, 0)
@@ -56,8 +52,6 @@ def test_the_upstream_interface_on_cpu_only_torch():
     t.reset()
     assert not t.is_initialized()
     assert rt.get_cuda_rng_tracker() is rt.get_rng_state_tracker()
-    # No CUDA here: graph-safe mode falls back and says so.
-    assert rt.CudaRNGStatesTracker(use_cudagraphable_rng=True).graph_safe == rt.graph_safe_supported()
     assert not rt.CudaRNGStatesTracker().graph_safe
 
 
@@ -83,20 +77,12 @@ def test_model_parallel_cuda_manual_seed_uses_megatrons_formulas():
     assert seeds == {"data-parallel-rng": 1234, "model-parallel-rng": 1234 + 2718 + 3,
                      "expert-parallel-rng": 1234 + 1024 + 100 * 2 + 1}
     assert rt.get_cuda_rng_tracker().tracker.active_state() == (1234, 0), "the default takes the data-parallel seed"
-    # Megatron-LM's unit test for the context-parallel states: seed 123, tp
-    # world 4, cp rank 1, tp x cp rank 3.
-    rt.model_parallel_cuda_manual_seed(123, tp_rank=0, cp_rank=1, tp_cp_rank=3, tp_size=4, force_reset_rng=True)
-    seeds = {k: rt.state_of(v).seed for k, v in rt.get_cuda_rng_tracker().get_states().items()}
-    assert seeds["context-parallel-rng"] == 123 + 2718 + 2048 + 1
-    assert seeds["model-and-context-parallel-rng"] == 123 + 2718 + 4 + 3
-    with pytest.raises(rngtrk.InvalidArgumentError, match="tp_rank or tp_group"):
+    with pytest.raises(rngtrk.InvalidArgumentError, match="tp_rank"):
         rt.model_parallel_cuda_manual_seed(1)
-    with pytest.raises(rngtrk.InvalidArgumentError, match="tp_size"):
-        rt.model_parallel_cuda_manual_seed(1, tp_rank=0, cp_rank=1)
 
 
 def test_state_dict_round_trips_through_torch_save_and_is_a_c_checkpoint():
-    rt.model_parallel_cuda_manual_seed(1234, tp_rank=1)
+    rt.model_parallel_cuda_manual_seed(1234, tp_rank=1, ep_rank=0, etp_rank=0)
     t = rt.get_cuda_rng_tracker()
     with t.fork():
         rt.rand(1000)
@@ -111,7 +97,7 @@ def test_state_dict_round_trips_through_torch_save_and_is_a_c_checkpoint():
     # The bytes are an rngtrk checkpoint: the C describer reads them.
     assert '"model-parallel-rng"' in rngtrk.checkpoint_to_json(loaded[rt.CHECKPOINT_KEY])
     # Another rank's checkpoint is refused unless asked, and changes nothing.
-    rt.model_parallel_cuda_manual_seed(1234, tp_rank=0, force_reset_rng=True)
+    rt.model_parallel_cuda_manual_seed(1234, tp_rank=0, ep_rank=0, etp_rank=0, force_reset_rng=True)
     mine = rt.get_cuda_rng_tracker()
     before = snapshot(mine)
     with pytest.raises(rngtrk.WrongRankError):

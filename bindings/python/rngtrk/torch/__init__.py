@@ -1,17 +1,16 @@
 """rngtrk.torch: rngtrk for PyTorch users (docs/pytorch.md).
 
-* A drop-in for Megatron-LM's and TransformerEngine's RNG tracker:
-  CudaRNGStatesTracker (add, fork, get_states, set_states, reset,
-  is_initialized, state_dict, load_state_dict; graph-safe mode),
-  get_rng_state_tracker / get_cuda_rng_tracker, and
-  model_parallel_cuda_manual_seed with Megatron-LM's formulas.
+* Drop-ins for Megatron-LM's and TransformerEngine's RNG trackers:
+  rngtrk.torch.megatron (Megatron-LM's tensor_parallel.random interface,
+  and install(), which puts Megatron itself on rngtrk trackers at every
+  call site) and rngtrk.torch.te (TransformerEngine's CudaRNGStatesTracker
+  and get_rng_state_tracker).
 
-      from rngtrk.torch import get_cuda_rng_tracker, model_parallel_cuda_manual_seed
-      model_parallel_cuda_manual_seed(1234, tp_rank=tp_rank)
-      with get_cuda_rng_tracker().fork():              # "model-parallel-rng"
-          x = torch.nn.functional.dropout(x, 0.1)      # CUDA: torch's own op on the named state
-          y = rngtrk.torch.dropout(y, 0.1)             # any device: rngtrk's mask
+      import rngtrk.torch.megatron
+      rngtrk.torch.megatron.install()       # one call: Megatron now uses rngtrk
 
+  The names below are rngtrk.torch.megatron's, for code that imports them
+  from here.
 * Random ops with the same bits on every device and every sharding: rand,
   randn, bernoulli, dropout, their *_like forms, and the sharded
   rand_slice, randn_slice, bernoulli_slice, dropout_slice.
@@ -24,14 +23,15 @@ Imports on CPU-only torch (Debian's python3-torch): there a fork makes the
 named state active for rngtrk.torch's ops, and torch's own generators are
 left alone.
 """
+from ._generators import graph_safe_supported, state_of, state_tensor
 from ._ops import (
     bernoulli, bernoulli_like, bernoulli_slice, dropout, dropout_slice, rand, rand_like, rand_slice, randn,
     randn_like, randn_slice,
 )
-from ._tracker import (
-    CHECKPOINT_KEY, CudaRNGStatesTracker, get_cuda_rng_tracker, get_rng_state_tracker, graph_safe_supported,
-    model_parallel_cuda_manual_seed, state_of, state_tensor,
-)
+from ._tracker import CHECKPOINT_KEY
+from .megatron import CudaRNGStatesTracker, get_cuda_rng_tracker, model_parallel_cuda_manual_seed
+
+get_rng_state_tracker = get_cuda_rng_tracker  # TransformerEngine's name for the getter it takes
 
 __all__ = [
     "CudaRNGStatesTracker", "get_rng_state_tracker", "get_cuda_rng_tracker", "model_parallel_cuda_manual_seed",

@@ -7,8 +7,10 @@ and DTensor's values change with the sharding: pytorch#168058).
 Where the numbers come from:
 
 * `state=` a PhiloxState (or its 16 bytes): drawn from it, nothing advances;
-* otherwise from the active state of `tracker=` (default: the process
-  tracker of get_rng_state_tracker(); a plain rngtrk.Tracker works too),
+* otherwise from `tracker=` (default: the process tracker,
+  rngtrk.torch.megatron.get_cuda_rng_tracker()): a drop-in tracker's
+  generator (torch's CUDA generator, or rngtrk's active state on CPU-only
+  torch: rngtrk.torch._tracker), or a plain rngtrk.Tracker's active state,
   which advances by exactly what the draw consumes
   (rngtrk.offset_increment), and only once the tensor is filled: a refused
   call leaves the tracker as it was.
@@ -25,7 +27,7 @@ import torch
 from ..errors import invalid
 from ..sampling import cuda_sample, cuda_sample_slice, offset_increment, sample, sample_slice
 from ..state import as_state
-from ._tracker import CudaRNGStatesTracker, get_rng_state_tracker
+from ._tracker import RngtrkStatesTracker
 
 _RAND_DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16"}
 _NORMAL_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
@@ -55,8 +57,10 @@ def _source(state, tracker):
     increment, or None for an explicit state: nothing to move)."""
     if state is not None:
         return as_state(state), None
-    tracker = tracker if tracker is not None else get_rng_state_tracker()
-    if isinstance(tracker, CudaRNGStatesTracker):
+    if tracker is None:
+        from .megatron import get_cuda_rng_tracker
+        tracker = get_cuda_rng_tracker()
+    if isinstance(tracker, RngtrkStatesTracker):
         return tracker.peek(), tracker.consume
     return tracker.active_state(), tracker.advance
 

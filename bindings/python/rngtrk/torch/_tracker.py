@@ -1,267 +1,410 @@
-"""The Megatron-LM / TransformerEngine drop-in: CudaRNGStatesTracker, the
-process tracker and model_parallel_cuda_manual_seed, backed by rngtrk.
+"""The rngtrk-backed CudaRNGStatesTracker that the Megatron-LM and
+TransformerEngine drop-ins (rngtrk.torch.megatron, rngtrk.torch.te) share.
 
-A fork does two things at once:
+The named states live in an rngtrk.Tracker (`.tracker`): its rules (names,
+distinct seeds, all-or-nothing updates, checkpoints, the ledger) are the C
+library's.  "The generator" is what a fork swaps and what random ops draw
+from:
 
-* it forks the rngtrk tracker, so rngtrk.torch's own random ops (rand,
-  dropout, ...) draw from the named state; this works on every torch,
-  CPU-only torch included;
-* where torch has CUDA, it swaps PyTorch's CUDA generator to the named
-  state, so torch's own CUDA random ops (F.dropout, torch.rand) draw from
-  it too, as the upstream trackers do.  What they consume goes back into the
-  named state when the fork ends; rngtrk.torch's ops inside the fork draw
-  from (and advance) the swapped generator, so both kinds of op share one
-  stream without overlap.
+* with CUDA, torch's default CUDA generator, shared by torch's own CUDA ops
+  (F.dropout, torch.rand, ...) and rngtrk.torch's ops, as in the upstream
+  trackers.  A fork writes the named state into it and, on exit, what the
+  body consumed back into the named state.  Forks nest and may re-fork an
+  open name (Megatron-LM's rule since January 2026): entering a fork first
+  stores the generator's progress into the name that was active, and
+  leaving one resumes the outer name from its stored state, so one name is
+  one stream wherever it is forked and no number is drawn twice.
+* graph-safe (torch >= 2.2 and a device): each named state lives in its own
+  CUDA torch.Generator, shared into the default generator with
+  graphsafe_set_state, so a fork captured in a CUDA graph draws fresh
+  numbers at every replay.  `states_` hands out those live generators (for
+  graph.register_generator_state); get_states() hands out copies
+  (clone_state), so a saved state is not advanced by later draws and an
+  activation recompute replays exactly.  set_states copies into the live
+  generators rather than replacing them, so graphs that registered them
+  stay valid.
+* on CPU-only torch, rngtrk's own active state: a fork makes the named
+  state active in the rngtrk tracker, and rngtrk.torch's ops draw from it
+  (torch's CPU generator, a Mersenne Twister, is left alone).  The tracker's
+  default state plays the part of the CUDA generator outside forks.
 
-Graph-safe mode (torch >= 2.2, a CUDA device): each named state lives in a
-CUDA torch.Generator, swapped in with graphsafe_set_state, so a fork inside
-a captured CUDA graph draws fresh numbers on each replay (register the
-generators with graph.register_generator_state).  The states are read back
-into rngtrk at get_states() and state_dict().  Elsewhere the tracker falls
-back to get_rng_state/set_rng_state and says so in `graph_safe`.
+With CUDA, the rngtrk tracker's default state is the CUDA generator's state
+outside every fork whenever the tracker is saved (state_dict), and a load
+puts it back into the generator.
 """
-import contextlib
+from collections.abc import Mapping
 
 import torch
 
-from ..errors import invalid
+from ..errors import DuplicateNameError, DuplicateSeedError, ForkOrderError, UnknownNameError, invalid
 from ..state import PhiloxState
 from ..tracker import DEFAULT_FORK_NAME, Tracker
+from ._generators import (
+    cuda_ready, default_generator, new_generator, read_generator, state_of, state_tensor, write_generator,
+)
 
 CHECKPOINT_KEY = "rngtrk_checkpoint"
+DEFAULT_RNG_NAME = "default-rng"  # Megatron-LM's name for "no fork open"
 
 
-def cuda_ready():
-    """Whether torch can run CUDA ops here (False on CPU-only torch)."""
-    return torch.cuda.is_available()
+class DuplicateStateError(DuplicateNameError, RuntimeError):
+    """add() of a name the tracker holds: rngtrk's DuplicateNameError, and
+    the RuntimeError TransformerEngine raises (Megatron-LM raises Exception)."""
 
 
-def graph_safe_supported():
-    """Whether this torch has graph-safe generator states (torch >= 2.2 and a device)."""
-    return cuda_ready() and hasattr(torch.Generator, "graphsafe_set_state")
+class DuplicateStateSeedError(DuplicateSeedError, RuntimeError):
+    """add() of a seed another named state uses: rngtrk's
+    DuplicateSeedError, and TransformerEngine's RuntimeError."""
 
 
-def state_tensor(state):
-    """A PhiloxState as torch.cuda.get_rng_state()'s 16-byte CPU ByteTensor."""
-    return torch.tensor(list(state.to_bytes()), dtype=torch.uint8)
+def _round_up4(increment):
+    return (increment + 3) // 4 * 4
 
 
-def state_of(value, what="state"):
-    """A PhiloxState from a 16-byte tensor, bytes, a PhiloxState or a
-    torch.Generator (its get_state())."""
-    if isinstance(value, PhiloxState):
-        return value
-    if isinstance(value, torch.Generator):
-        value = value.get_state()
-    if isinstance(value, torch.Tensor):
-        if value.dtype != torch.uint8 or value.numel() != 16:
-            raise invalid(f"{what}: a state tensor is 16 uint8 values (torch.cuda.get_rng_state()), "
-                          f"not {value.numel()} of {value.dtype}")
-        value = bytes(value.cpu().contiguous().tolist())
-    return PhiloxState.from_bytes(value)
+class _Fork:
+    """The context manager fork() returns: nothing happens until it is entered."""
+
+    __slots__ = ("_owner", "_name")
+
+    def __init__(self, owner, name):
+        self._owner = owner
+        self._name = name
+
+    def __enter__(self):
+        self._owner._enter(self._name)
+
+    def __exit__(self, exc_type, exc, traceback):
+        self._owner._leave(self._name)
+        return False
 
 
-def _current_generator():
-    torch.cuda.init()  # default_generators is empty until CUDA is initialised
-    return torch.cuda.default_generators[torch.cuda.current_device()]
+class _StatesView(Mapping):
+    """`tracker.states_`: the named states by name, read live.  Values are
+    the live CUDA generators in graph-safe mode (what CUDA graphs register)
+    and 16-byte CPU ByteTensors of the current state otherwise."""
+
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner):
+        self._owner = owner
+
+    def __getitem__(self, name):
+        owner = self._owner
+        if name not in owner.tracker:
+            raise KeyError(name)
+        if owner._graph_safe:
+            return owner._generators[name]
+        owner._sync_open()
+        return state_tensor(owner.tracker.get_state(name))
+
+    def __iter__(self):
+        return iter(self._owner.tracker.names())
+
+    def __len__(self):
+        return len(self._owner.tracker)
+
+    def __contains__(self, name):
+        return name in self._owner.tracker
+
+    def __repr__(self):
+        return f"states_({dict(self)!r})"
 
 
-class CudaRNGStatesTracker:
-    """TransformerEngine's and Megatron-LM's CudaRNGStatesTracker over an
-    rngtrk.Tracker: add, fork, get_states, set_states, reset,
-    is_initialized, plus state_dict/load_state_dict (rngtrk checkpoint bytes,
-    which C and Rust read too).
+class RngtrkStatesTracker:
+    """The shared implementation (module text).  Use the flavours:
+    rngtrk.torch.megatron.CudaRNGStatesTracker and
+    rngtrk.torch.te.CudaRNGStatesTracker."""
 
-    `use_cudagraphable_rng=True` (Megatron-LM's name; `graph_safe=True` is
-    the same) holds the named states in torch.Generator objects (on the CUDA device) where
-    torch can (see the module text); `graph_safe` says whether it is on."""
-
-    def __init__(self, use_cudagraphable_rng=False, *, graph_safe=None, tracker=None):
-        wanted = bool(use_cudagraphable_rng if graph_safe is None else graph_safe)
-        self.graph_safe = wanted and graph_safe_supported()
+    def __init__(self, *, graph_safe=False, tracker=None):
         self.tracker = tracker if tracker is not None else Tracker()
-        self._generators = {}  # graph-safe mode: name -> CUDA torch.Generator
-        self._swapped = []     # names whose state the CUDA generator holds now, innermost last
-        if self.graph_safe:
-            self._refresh_generators()
+        self._cuda = cuda_ready()
+        self._graph_safe = bool(graph_safe) and self._cuda
+        self._generators = {}  # graph-safe: name -> live CUDA torch.Generator, in the tracker's order
+        self._open = []        # names of the open forks, innermost last
+        self._outside = []     # per open fork: the generator (state, or state object) outside it
+        self._c_forks = []     # per open fork: the rngtrk tracker's fork, entered
+        self._fork_of = {}     # name -> the rngtrk tracker's fork context (its name encoded once)
+        self._initialized = len(self.tracker) > 0
+        if self._graph_safe:
+            self._generators = {name: new_generator(PhiloxState.from_bytes(raw))
+                                for name, raw in self.tracker.get_states().items()}
+
+    @property
+    def graph_safe(self):
+        """Whether the named states live in graph-safe CUDA generators."""
+        return self._graph_safe
 
     # -- the upstream interface -------------------------------------------------
 
     def is_initialized(self):
-        return self.tracker.is_initialized()
+        """Megatron-LM's rule: True after add() or set_states(), False after
+        reset() and construction."""
+        return self._initialized
 
     def reset(self):
+        """Drops every named state (ForkOrderError while a fork is open)."""
         self.tracker.reset()
         self._generators = {}
+        self._initialized = False
+        self._states_changed()
 
     def add(self, name, seed):
-        self.tracker.add(name, seed)
-        if self.graph_safe:
-            self._generators[name] = self._new_generator(self.tracker.get_state(name))
+        """A named state (seed, 0).  DuplicateStateError /
+        DuplicateStateSeedError (also RuntimeError) for a name or seed in
+        use; a failed add changes nothing, and burns no seed."""
+        try:
+            self.tracker.add(name, seed)
+        except DuplicateNameError as e:
+            raise DuplicateStateError(e.message, e.code) from None
+        except DuplicateSeedError as e:
+            raise DuplicateStateSeedError(e.message, e.code) from None
+        if self._graph_safe:
+            self._generators[name] = new_generator(PhiloxState(seed, 0))
+        self._initialized = True
+        self._states_changed()
 
     def get_states(self):
-        """{name: 16-byte CPU ByteTensor}: a snapshot, in insertion order."""
-        self._sync_from_generators()
+        """{name: state}, in insertion order: 16-byte CPU ByteTensors, or in
+        graph-safe mode torch.Generator copies (clone_state).  A snapshot:
+        later draws do not change it, also when taken inside a fork."""
+        if self._graph_safe:
+            return {name: generator.clone_state() for name, generator in self._generators.items()}
+        self._sync_open()
         return {name: state_tensor(PhiloxState.from_bytes(raw)) for name, raw in self.tracker.get_states().items()}
 
     def set_states(self, states):
-        """Replaces every named state (tensors, bytes, PhiloxStates or
-        torch.Generators); all or nothing."""
+        """Replaces the named states by `states` ({name: ByteTensor, bytes,
+        PhiloxState or torch.Generator}), in its order; all or nothing.  In
+        graph-safe mode the values are copied into the live generators."""
+        if not isinstance(states, Mapping):
+            raise TypeError(f"set_states takes a mapping of name to state, not {type(states).__name__}")
         converted = {name: state_of(value, f"state {name!r}") for name, value in states.items()}
         self.tracker.set_states(converted)
-        if self.graph_safe:
-            self._refresh_generators()
+        if self._graph_safe:
+            generators = {}
+            for name, state in converted.items():
+                generator = self._generators.get(name)
+                if generator is None:
+                    generator = new_generator(state)
+                else:
+                    write_generator(generator, state)
+                generators[name] = generator
+            self._generators = generators
+        self._initialized = True
+        self._states_changed()
 
-    @contextlib.contextmanager
     def fork(self, name=DEFAULT_FORK_NAME):
-        """The named state is active in the body, for rngtrk.torch's ops and,
-        with CUDA, for torch's own CUDA random ops."""
-        with self.tracker.fork(name):
-            if not cuda_ready():
-                yield
-                return
-            if self.graph_safe:
-                generator = _current_generator()
-                outside = generator.graphsafe_get_state()
+        """A context manager: inside it the named state is what the
+        generator draws from (module text); it may be entered inside a fork
+        of any name, the same name included."""
+        return _Fork(self, name)
+
+    # -- Megatron-LM's attributes -----------------------------------------------
+
+    @property
+    def states_(self):
+        """A live, read-only mapping of the named states (see _StatesView)."""
+        return _StatesView(self)
+
+    @property
+    def seeds_(self):
+        """The seeds of the named states held now."""
+        return {PhiloxState.from_bytes(raw).seed for raw in self.tracker.get_states().values()}
+
+    @property
+    def _current_state_name(self):
+        return self._open[-1] if self._open else DEFAULT_RNG_NAME
+
+    # -- forks ------------------------------------------------------------------
+
+    def _enter(self, name):
+        c_fork = self._fork_of.get(name)
+        if c_fork is None:
+            c_fork = self._fork_of[name] = self.tracker.fork(name)
+        try:
+            c_fork.__enter__()
+        except UnknownNameError as e:
+            raise UnknownNameError(f"cuda rng state {name} is not added ({e.message})", e.code) from None
+        try:
+            if self._graph_safe:
+                generator = default_generator()
+                outside = generator.graphsafe_get_state()  # a reference: it resumes where it will be
                 generator.graphsafe_set_state(self._generators[name])
-                self._swapped.append(name)
-                try:
-                    yield
-                finally:
-                    self._swapped.pop()
-                    generator.graphsafe_set_state(outside)
-                return
-            outside = torch.cuda.get_rng_state()
-            torch.cuda.set_rng_state(state_tensor(self.tracker.get_state(name)))
-            self._swapped.append(name)
-            try:
-                yield
-            finally:
-                self._swapped.pop()
-                # What the body's kernels consumed goes back into the state.
-                self.tracker.set_state(name, state_of(torch.cuda.get_rng_state()))
-                torch.cuda.set_rng_state(outside)
+            elif self._cuda:
+                generator = default_generator()
+                outside = read_generator(generator)
+                if self._open:  # the active name's progress, before another fork takes the generator
+                    self.tracker.set_state(self._open[-1], outside)
+                write_generator(generator, self.tracker.get_state(name))
+            else:
+                outside = None
+        except BaseException:
+            c_fork.__exit__(None, None, None)
+            raise
+        self._open.append(name)
+        self._outside.append(outside)
+        self._c_forks.append(c_fork)
+
+    def _leave(self, name):
+        if not self._open or self._open[-1] != name:
+            raise ForkOrderError(f"leaving fork {name!r} but the innermost open fork is "
+                                 f"{self._current_state_name!r}")
+        outside = self._outside[-1]
+        if self._graph_safe:
+            default_generator().graphsafe_set_state(outside)
+        elif self._cuda:
+            generator = default_generator()
+            self.tracker.set_state(name, read_generator(generator))
+            # The outer name resumes from its stored state (a nested fork of
+            # it may have moved it); outside every fork, the default resumes.
+            write_generator(generator, self.tracker.get_state(self._open[-2]) if len(self._open) > 1 else outside)
+        self._c_forks.pop().__exit__(None, None, None)
+        self._open.pop()
+        self._outside.pop()
+
+    def _sync_open(self):
+        """CUDA, not graph-safe: the innermost open fork's progress lives in
+        torch's generator; store it into the named state."""
+        if self._open and self._cuda and not self._graph_safe:
+            self.tracker.set_state(self._open[-1], read_generator(default_generator()))
+
+    def _sync_for_save(self):
+        """Every state as it is now, in the rngtrk tracker: the generators'
+        progress, and the CUDA generator outside every fork as the default."""
+        if not self._cuda:
+            return
+        if self._graph_safe:
+            for name, generator in self._generators.items():
+                self.tracker.set_state(name, read_generator(generator))
+        else:
+            self._sync_open()
+        if not self._open:
+            outside = read_generator(default_generator())
+        elif self._graph_safe:
+            outside = read_generator(self._outside[0])
+        else:
+            outside = self._outside[0]
+        self.tracker.set_default(outside)
+
+    def _states_changed(self):
+        """Called after the set of named states changed (the TE flavour
+        tells TransformerEngine's graph code)."""
+
+    # -- seeding and checkpoints ---------------------------------------------------
 
     def seed_rank(self, policy, seed, **rank):
-        """rngtrk.Tracker.seed_rank, with the graph-safe generators following."""
+        """rngtrk.Tracker.seed_rank (the named states and the origin that
+        checkpoints record); graph-safe generators follow.  torch's CUDA
+        generator is not touched."""
         self.tracker.seed_rank(policy, seed, **rank)
-        if self.graph_safe:
-            self._refresh_generators()
-
-    # -- checkpoints ----------------------------------------------------------------
+        self._refresh_generators()
+        self._initialized = True
+        self._states_changed()
 
     def state_dict(self):
-        """{"rngtrk_checkpoint": bytes}: the tracker's checkpoint (default
-        and named states, and the rank that seeded it), for torch.save,
-        Lightning or distributed checkpointing."""
-        self._sync_from_generators()
+        """{"rngtrk_checkpoint": bytes}: the tracker's checkpoint (default and
+        named states as they are now, and the rank that seeded it), for
+        torch.save, Lightning or distributed checkpointing; C and Rust read
+        it too.  With CUDA the default state is torch's CUDA generator
+        outside every fork."""
+        self._sync_for_save()
         return {CHECKPOINT_KEY: self.tracker.save()}
 
     def load_state_dict(self, state_dict, *, any_rank=False):
         """Loads what state_dict() gave (here or in another language).  A
-        checkpoint of another rank raises WrongRankError unless any_rank;
-        on any error the tracker is unchanged."""
-        if not isinstance(state_dict, dict) or CHECKPOINT_KEY not in state_dict:
+        checkpoint of another rank raises WrongRankError unless any_rank; on
+        any error nothing changes.  With CUDA, torch's CUDA generator takes
+        the default state."""
+        if not isinstance(state_dict, Mapping) or CHECKPOINT_KEY not in state_dict:
             raise invalid(f"load_state_dict takes the dict state_dict() returns, with the key {CHECKPOINT_KEY!r}")
         data = state_dict[CHECKPOINT_KEY]
         if isinstance(data, torch.Tensor):
-            data = bytes(data.cpu().contiguous().tolist())
-        self.tracker.load(data, any_rank=any_rank)
-        if self.graph_safe:
-            self._refresh_generators()
+            data = data.detach().cpu().contiguous().numpy().tobytes()
+        self.tracker.load(data, any_rank=any_rank)  # refused inside a fork
+        self._refresh_generators()
+        if self._cuda:
+            write_generator(default_generator(), self.tracker.get_default())
+        self._initialized = True
+        self._states_changed()
 
-    # -- what rngtrk.torch's ops use ---------------------------------------------------
+    def _refresh_generators(self):
+        """Graph-safe: the generators take the rngtrk tracker's states (by
+        value, into the existing objects where a name stays)."""
+        if not self._graph_safe:
+            return
+        generators = {}
+        for name, raw in self.tracker.get_states().items():
+            state = PhiloxState.from_bytes(raw)
+            generator = self._generators.get(name)
+            if generator is None:
+                generator = new_generator(state)
+            else:
+                write_generator(generator, state)
+            generators[name] = generator
+        self._generators = generators
+
+    # -- what rngtrk.torch's ops draw from ------------------------------------------
 
     def peek(self):
-        """The state the next draw starts from: the swapped CUDA generator's
-        inside a CUDA fork, else the rngtrk tracker's active state."""
-        if self._swapped:
-            return state_of(torch.cuda.get_rng_state())
+        """The state the next draw starts from: the generator's (module text)."""
+        if self._cuda:
+            return read_generator(default_generator())
         return self.tracker.active_state()
 
     def consume(self, increment):
-        """Advances what peek() read by `increment` (rounded up to 4)."""
-        if self._swapped:
-            state = state_of(torch.cuda.get_rng_state())
-            torch.cuda.set_rng_state(state_tensor(PhiloxState(state.seed, state.offset + (increment + 3) // 4 * 4)))
+        """Moves the generator past `increment` outputs (rounded up to 4)."""
+        if self._cuda:
+            generator = default_generator()
+            state = read_generator(generator)
+            write_generator(generator, PhiloxState(state.seed, state.offset + _round_up4(increment)))
         else:
             self.tracker.advance(increment)
 
-    # -- graph-safe generators ------------------------------------------------------
+    # -- the generator outside the tracker (Megatron's _get/_set_cuda_rng_state) ----
 
-    def _new_generator(self, state):
-        generator = torch.Generator(device=f"cuda:{torch.cuda.current_device()}")
-        generator.set_state(state_tensor(state))
-        return generator
+    def generator_state(self):
+        """The generator's state now (the CUDA generator's, or on CPU-only
+        torch the rngtrk tracker's active state)."""
+        return self.peek()
 
-    def _refresh_generators(self):
-        self._generators = {name: self._new_generator(PhiloxState.from_bytes(raw))
-                            for name, raw in self.tracker.get_states().items()}
+    def set_generator_state(self, state):
+        """Sets the generator (on CPU-only torch: the rngtrk tracker's active
+        state) to `state`."""
+        state = state_of(state)
+        if self._cuda:
+            write_generator(default_generator(), state)
+        elif self._open:
+            self.tracker.set_state(self._open[-1], state)
+        else:
+            self.tracker.set_default(state)
 
-    def _sync_from_generators(self):
-        """Graph-safe mode: what torch consumed lives in the generators; copy it back."""
-        if self.graph_safe and self._generators:
-            self.tracker.set_states({name: state_of(g.get_state()) for name, g in self._generators.items()})
-
-
-_TRACKER = None
-
-
-def get_rng_state_tracker():
-    """The process's tracker (what TransformerEngine's checkpoint() takes as
-    get_rng_state_tracker)."""
-    global _TRACKER
-    if _TRACKER is None:
-        _TRACKER = CudaRNGStatesTracker()
-    return _TRACKER
+    def __repr__(self):
+        mode = "graph-safe" if self._graph_safe else ("cuda" if self._cuda else "cpu")
+        return f"<{type(self).__name__} {mode} names={self.tracker.names()!r} open={self._open!r}>"
 
 
-def get_cuda_rng_tracker():
-    """Megatron-LM's name for get_rng_state_tracker()."""
-    return get_rng_state_tracker()
+def is_rngtrk_tracker(tracker):
+    """Whether `tracker` is one of rngtrk.torch's drop-in trackers."""
+    return isinstance(tracker, RngtrkStatesTracker)
 
 
-def _rank_and_size(rank, group, what):
-    """(rank, world size or None) from an integer or a process group."""
-    if group is not None:
-        import torch.distributed as dist
-        return dist.get_rank(group=group), dist.get_world_size(group=group)
-    if rank is None:
-        raise invalid(f"model_parallel_cuda_manual_seed needs {what}_rank or {what}_group")
-    return rank, None
+# -- every random state at once (activation checkpointing) ------------------------
 
-
-def model_parallel_cuda_manual_seed(seed, *, tp_rank=None, ep_rank=0, etp_rank=0, cp_rank=None, tp_cp_rank=None,
-                                    tp_size=None, tp_group=None, ep_group=None, etp_group=None, cp_group=None,
-                                    tp_cp_group=None, force_reset_rng=False, use_cudagraphable_rng=None):
-    """Megatron-LM's model_parallel_cuda_manual_seed on the process tracker:
-    "data-parallel-rng" = seed, "model-parallel-rng" = seed + 2718 + tp,
-    "expert-parallel-rng" = seed + 1024 + 100 ep + etp, and with a
-    context-parallel rank (cp_rank or cp_group) "context-parallel-rng" =
-    seed + 2718 + 2048 + cp and "model-and-context-parallel-rng" = seed +
-    2718 + tp_size + tp_cp (docs/pytorch.md).  The default generator (and
-    rngtrk's default state) takes the data-parallel seed.  Ranks come from
-    the integers or, when given, from torch.distributed process groups.
-    force_reset_rng=True (or use_cudagraphable_rng given) makes a fresh
-    process tracker first; otherwise the named states are replaced in the
-    existing one."""
-    global _TRACKER
-    tp, tp_world = _rank_and_size(tp_rank, tp_group, "tp")
-    ep = _rank_and_size(ep_rank, ep_group, "ep")[0]
-    etp = _rank_and_size(etp_rank, etp_group, "etp")[0]
-    context = {}
-    if cp_rank is not None or cp_group is not None:
-        cp = _rank_and_size(cp_rank, cp_group, "cp")[0]
-        size = tp_size if tp_size is not None else tp_world
-        if size is None:
-            raise invalid("context-parallel seeding needs tp_size (or tp_group) for model-and-context-parallel-rng")
-        tp_cp = tp_cp_rank if tp_cp_group is None else _rank_and_size(None, tp_cp_group, "tp_cp")[0]
-        context = {"cp": cp, "tp_size": size, "tp_cp": tp_cp}
-    if force_reset_rng or use_cudagraphable_rng is not None or _TRACKER is None:
-        tracker = CudaRNGStatesTracker(use_cudagraphable_rng=bool(use_cudagraphable_rng))
+def capture_all(tracker):
+    """(torch's CPU generator state, the generator's state, tracker.get_states()):
+    Megatron-LM's _get_all_rng_states for `tracker`, with copies throughout
+    (the generator's state as a 16-byte tensor, or in graph-safe mode a
+    clone_state() Generator), so later draws do not move what was saved."""
+    if tracker._graph_safe:
+        generator = default_generator().clone_state()
     else:
-        tracker = _TRACKER
-    tracker.seed_rank("megatron", seed, tp=tp, ep=ep, etp=etp, **context)
-    _TRACKER = tracker
-    if cuda_ready():
-        torch.cuda.manual_seed(seed)
+        generator = state_tensor(tracker.generator_state())
+    return torch.get_rng_state(), generator, tracker.get_states()
+
+
+def restore_all(tracker, cpu_state, generator_state, states):
+    """Puts back what capture_all took, by value: the generator keeps its
+    identity (a CUDA graph may have registered it) and takes the saved state."""
+    torch.set_rng_state(cpu_state)
+    tracker.set_generator_state(generator_state)
+    tracker.set_states(states)

@@ -1,6 +1,5 @@
 """Activation checkpointing whose recomputation is proven to replay the
-forward's random numbers (docs/ledger.md): Megatron-LM's and
-TransformerEngine's `checkpoint` contract, with the ledger as witness.
+forward's random numbers (docs/ledger.md), with the ledger as witness.
 
     from rngtrk.torch.checkpoint import checkpoint
     tracker = rt.get_rng_state_tracker()
@@ -8,92 +7,139 @@ TransformerEngine's `checkpoint` contract, with the ledger as witness.
     y = checkpoint(block, x)                     # block draws with rngtrk.torch ops
     y.sum().backward()                           # recompute: ReplayMismatchError if it draws differently
 
-Forward: runs `function` without building a graph, after saving the
-tracker's states (default and named; get_states), torch's CPU generator
-state and, with CUDA, the CUDA generator's; with the tracker's ledger on it
-takes a mark before and one after, which delimit the region.  Backward:
-restores those states, recomputes inside `tracker.replay(mark)` — every
-reservation must equal the forward's, in order — back-propagates, and puts
-the states back as they were after the forward.
+Megatron-LM's signature, checkpoint(function, distribute_saved_activations,
+*args), is rngtrk.torch.megatron.checkpoint, built on the same function.
+
+Forward: runs `function` without building a graph, after saving every
+random state (torch's CPU generator, the generator forks swap, and the
+tracker's named states: rngtrk.torch._tracker.capture_all); with the
+tracker's ledger on it takes a mark before and one after, which delimit the
+region.  Backward: restores those states, recomputes inside
+`tracker.replay(mark)` (every reservation must equal the forward's, in
+order), back-propagates, and puts the states back as they were.  Arguments
+may mix tensors and other values, in any order.
 """
 import torch
 
 from ..errors import InvalidArgumentError
-from ._tracker import CudaRNGStatesTracker, get_rng_state_tracker
+from ._tracker import RngtrkStatesTracker, capture_all, restore_all
 
 
-def _inner(tracker):
-    tracker = tracker if tracker is not None else get_rng_state_tracker()
-    return tracker.tracker if isinstance(tracker, CudaRNGStatesTracker) else tracker
+class RandomStates:
+    """What a checkpoint saves and restores of one tracker (a drop-in
+    tracker, or a plain rngtrk.Tracker), and its ledger."""
+
+    def __init__(self, tracker):
+        self.tracker = tracker
+        self.ledger = tracker.tracker if isinstance(tracker, RngtrkStatesTracker) else tracker
+
+    def capture(self):
+        if isinstance(self.tracker, RngtrkStatesTracker):
+            return capture_all(self.tracker)
+        inner = self.tracker
+        return torch.get_rng_state(), inner.get_default(), inner.get_states()
+
+    def restore(self, saved):
+        if isinstance(self.tracker, RngtrkStatesTracker):
+            restore_all(self.tracker, *saved)
+            return
+        inner = self.tracker
+        torch.set_rng_state(saved[0])
+        inner.set_default(saved[1])
+        inner.set_states(saved[2])
+
+    def mark(self):
+        """A ledger mark, or None when the tracker's ledger is off."""
+        try:
+            return self.ledger.mark()
+        except InvalidArgumentError:
+            return None
 
 
-def _snapshot(inner):
-    return (inner.get_default(), inner.get_states(), torch.get_rng_state(),
-            torch.cuda.get_rng_state() if torch.cuda.is_available() else None)
+def save_arguments(ctx, args):
+    """Tensors through save_for_backward, other values beside them."""
+    ctx.save_for_backward(*(a for a in args if torch.is_tensor(a)))
+    ctx.argument_is_tensor = [torch.is_tensor(a) for a in args]
+    ctx.other_arguments = [a for a in args if not torch.is_tensor(a)]
 
 
-def _restore(inner, snap):
-    inner.set_default(snap[0])
-    inner.set_states(snap[1])
-    torch.set_rng_state(snap[2])
-    if snap[3] is not None:
-        torch.cuda.set_rng_state(snap[3])
+def load_arguments(ctx):
+    """The arguments in their order, tensors detached (keeping requires_grad)."""
+    saved, others = iter(ctx.saved_tensors), iter(ctx.other_arguments)
+    args = []
+    for is_tensor in ctx.argument_is_tensor:
+        if is_tensor:
+            t = next(saved)
+            args.append(t.detach().requires_grad_(t.requires_grad))
+        else:
+            args.append(next(others))
+    return args
 
 
-def _mark(inner):
-    """A ledger mark, or None when the tracker's ledger is off."""
-    try:
-        return inner.mark()
-    except InvalidArgumentError:
-        return None
+class Recompute(torch.autograd.Function):
+    """forward(function, states: RandomStates, hooks, *args); `hooks` (or
+    None) may split the saved input after the forward (`after_forward(ctx,
+    args)`) and join the saved tensors again before the recompute
+    (`before_backward(ctx)`), and bracket both passes (`enter()`,
+    `leave()`): Megatron's distribute_saved_activations and
+    is_checkpointing()."""
 
-
-class _Checkpoint(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, function, inner, *args):
-        ctx.function, ctx.inner = function, inner
-        ctx.before = _snapshot(inner)
-        ctx.mark = _mark(inner)
+    def forward(ctx, function, states, hooks, *args):
+        if hooks is not None:
+            hooks.enter()
+        ctx.function, ctx.states, ctx.hooks = function, states, hooks
+        ctx.before = states.capture()
+        ctx.mark = states.mark()
         with torch.no_grad():
             out = function(*args)
         if ctx.mark is not None:
-            inner.mark()  # the region ends here
-        tensors = [a for a in args if torch.is_tensor(a)]
-        ctx.save_for_backward(*tensors)
-        ctx.layout = [torch.is_tensor(a) for a in args]
-        ctx.others = [a for a in args if not torch.is_tensor(a)]
+            states.ledger.mark()  # the region ends here
+        if hooks is not None:
+            hooks.after_forward(ctx, args)
+        save_arguments(ctx, args)
+        if hooks is not None:
+            hooks.leave()
         return out
 
     @staticmethod
     def backward(ctx, *grads):
-        saved, others = iter(ctx.saved_tensors), iter(ctx.others)
-        args = []
-        for is_tensor in ctx.layout:  # the arguments in their order, tensors detached
-            if is_tensor:
-                t = next(saved)
-                args.append(t.detach().requires_grad_(t.requires_grad))
-            else:
-                args.append(next(others))
-        after = _snapshot(ctx.inner)
-        _restore(ctx.inner, ctx.before)
+        if not torch.autograd._is_checkpoint_valid():
+            raise RuntimeError("Checkpointing is not compatible with .grad(), please use .backward() if possible")
+        hooks, states = ctx.hooks, ctx.states
+        if hooks is not None:
+            hooks.enter()
+            hooks.before_backward(ctx)
+        args = load_arguments(ctx)
+        after = states.capture()
+        states.restore(ctx.before)
         try:
             with torch.enable_grad():
                 if ctx.mark is None:
                     out = ctx.function(*args)
                 else:
-                    with ctx.inner.replay(ctx.mark):
+                    with states.ledger.replay(ctx.mark):
                         out = ctx.function(*args)
         finally:
-            _restore(ctx.inner, after)
+            states.restore(after)
         outs = out if isinstance(out, tuple) else (out,)
         pairs = [(o, g) for o, g in zip(outs, grads) if torch.is_tensor(o) and o.requires_grad]
         if pairs:
             torch.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
-        return (None, None) + tuple(a.grad if torch.is_tensor(a) else None for a in args)
+        if hooks is not None:
+            hooks.leave()
+        return (None, None, None) + tuple(a.grad if torch.is_tensor(a) else None for a in args)
+
+
+def _states(tracker):
+    if tracker is None:
+        from .megatron import get_cuda_rng_tracker
+        tracker = get_cuda_rng_tracker()
+    return RandomStates(tracker)
 
 
 def checkpoint(function, *args, tracker=None):
     """`function(*args)` without keeping its activations; the backward pass
     recomputes it from the same random states (module text).  `tracker`:
-    the process tracker by default, or a CudaRNGStatesTracker / Tracker."""
-    return _Checkpoint.apply(function, _inner(tracker), *args)
+    the process tracker by default, or a drop-in tracker or an rngtrk.Tracker."""
+    return Recompute.apply(function, _states(tracker), None, *args)

@@ -29,7 +29,7 @@ from ..distributed import dtensor_local_box, dtensor_offsets
 from ..errors import invalid
 from ..state import PhiloxState
 from ._ops import rand_slice, randn_slice
-from ._tracker import state_of, state_tensor
+from ._generators import state_of, state_tensor
 
 
 def placement_code(p):

@@ -14,7 +14,8 @@ import random
 
 import torch
 
-from ._tracker import cuda_ready, get_rng_state_tracker
+from ._generators import cuda_ready
+from .megatron import get_cuda_rng_tracker as get_rng_state_tracker
 
 MODEL_PARALLEL_RNG = "model-parallel-rng"
 

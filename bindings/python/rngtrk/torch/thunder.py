@@ -13,7 +13,8 @@ recompute in the backward pass can regenerate a dropout mask from the saved
 """
 from ..state import PhiloxState
 from ._ops import rand
-from ._tracker import CudaRNGStatesTracker, get_rng_state_tracker
+from ._tracker import RngtrkStatesTracker
+from .megatron import get_cuda_rng_tracker as get_rng_state_tracker
 
 NVFUSER_INCREMENT = 4  # one uniform_philox call, whatever its shape
 
@@ -27,7 +28,7 @@ def get_and_update_rng_state(seed=None, offset=None, *, tracker=None):
         state = PhiloxState(seed, offset)  # checks the ranges
         return (state.seed, state.offset), (state.seed, state.offset + NVFUSER_INCREMENT)
     tracker = tracker if tracker is not None else get_rng_state_tracker()
-    if isinstance(tracker, CudaRNGStatesTracker):
+    if isinstance(tracker, RngtrkStatesTracker):
         state = tracker.peek()
         tracker.consume(NVFUSER_INCREMENT)
     else:

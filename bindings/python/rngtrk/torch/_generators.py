@@ -1,0 +1,107 @@
+"""Where torch keeps a CUDA generator's state, and the 16-byte form of a state.
+
+Every drop-in tracker reads and writes PyTorch's CUDA generators through
+these few functions, so the conversions between torch's objects (a
+16-byte CPU ByteTensor, a torch.Generator) and rngtrk's PhiloxState live in
+one place.
+"""
+import torch
+
+from ..errors import InvalidArgumentError, UnavailableError
+from ..state import STATE_BYTES, PhiloxState
+
+
+class StateFormatError(InvalidArgumentError, RuntimeError):
+    """A state tensor that is not 16 uint8 values (torch raises RuntimeError
+    for such a generator state; this is also rngtrk's InvalidArgumentError)."""
+
+
+class GraphSafeUnavailableError(UnavailableError, AssertionError):
+    """Graph-safe generator states asked of a torch that has none (torch
+    < 2.2): the AssertionError Megatron-LM raises, and rngtrk's
+    UnavailableError."""
+
+
+class NoCudaError(UnavailableError, AssertionError):
+    """A CUDA generator asked of a torch without CUDA: the AssertionError
+    torch raises ("Torch not compiled with CUDA enabled"), and rngtrk's
+    UnavailableError."""
+
+
+def cuda_ready():
+    """Whether torch can run CUDA ops here (False on CPU-only torch)."""
+    return torch.cuda.is_available()
+
+
+def graph_safe_api():
+    """Whether this torch has graph-safe generator states (torch >= 2.2):
+    the test Megatron-LM and TransformerEngine make."""
+    return (hasattr(torch.Generator, "graphsafe_set_state") and hasattr(torch.Generator, "graphsafe_get_state")
+            and hasattr(torch.Generator, "clone_state")
+            and hasattr(getattr(torch.cuda, "CUDAGraph", None), "register_generator_state"))
+
+
+def graph_safe_supported():
+    """Whether graph-safe states can be used here: the API and a device."""
+    return cuda_ready() and graph_safe_api()
+
+
+def require_cuda(what):
+    if not cuda_ready():
+        raise NoCudaError(f"{what} needs a CUDA device, and this torch has none")
+
+
+def default_generator(device=None):
+    """torch's default CUDA generator of `device` (an index, "cuda[:N]", a
+    torch.device, or None/-1 for the current device)."""
+    require_cuda("torch's CUDA generator")
+    if device is None or device == -1:
+        index = None
+    elif isinstance(device, int):
+        index = device
+    else:
+        index = torch.device(device).index
+    torch.cuda.init()  # default_generators is empty until CUDA is initialised
+    return torch.cuda.default_generators[torch.cuda.current_device() if index is None else index]
+
+
+def state_tensor(state):
+    """A PhiloxState as torch.cuda.get_rng_state()'s 16-byte CPU ByteTensor."""
+    return torch.frombuffer(bytearray(state.to_bytes()), dtype=torch.uint8)
+
+
+def state_of(value, what="state"):
+    """A PhiloxState from a 16-byte uint8 tensor, bytes, a PhiloxState or a
+    torch.Generator (its get_state()).  Anything else is a TypeError, a
+    tensor of another size or dtype a StateFormatError, both naming `what`."""
+    if isinstance(value, PhiloxState):
+        return value
+    if isinstance(value, torch.Generator):
+        value = value.get_state()
+    if isinstance(value, torch.Tensor):
+        if value.dtype != torch.uint8 or value.numel() != STATE_BYTES:
+            raise StateFormatError(f"{what}: a state tensor is {STATE_BYTES} uint8 values "
+                                   f"(torch.cuda.get_rng_state()), not {value.numel()} of {value.dtype}")
+        return PhiloxState.from_bytes(value.detach().cpu().contiguous().numpy().tobytes())
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return PhiloxState.from_bytes(value)
+    raise TypeError(f"{what} is a {type(value).__name__}: a state is a 16-byte uint8 tensor "
+                    "(torch.cuda.get_rng_state()), a torch.Generator, 16 bytes or a PhiloxState")
+
+
+def read_generator(generator):
+    """The PhiloxState a CUDA torch.Generator holds now."""
+    return PhiloxState.from_bytes(generator.get_state().numpy().tobytes())
+
+
+def write_generator(generator, state):
+    """Sets a CUDA torch.Generator to `state` (no clone of the tensor:
+    set_state copies the 16 bytes)."""
+    generator.set_state(state_tensor(state))
+
+
+def new_generator(state):
+    """A CUDA torch.Generator of the current device holding `state`."""
+    generator = torch.Generator(device=f"cuda:{torch.cuda.current_device()}")
+    write_generator(generator, state)
+    return generator

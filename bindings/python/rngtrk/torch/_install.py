@@ -1,0 +1,144 @@
+"""Installing a drop-in into another framework's modules, reversibly.
+
+Python code binds names at import time (`from .random import
+get_cuda_rng_tracker`), so rebinding one module attribute later reaches
+almost nothing.  A drop-in is installed where every binding looks at call
+time: the module globals the framework's own functions read (the tracker
+object its getters return, the class its factories construct), and the
+attributes later imports copy.  An Installer does that for a list of
+ModulePatch: now for modules already imported, and through an import hook
+the moment the others are imported (so install() may come before or after
+the framework's import).  install() is idempotent; uninstall() puts every
+original back and removes the hook.
+"""
+import importlib.abc
+import importlib.machinery
+import sys
+import threading
+
+_MISSING = object()
+
+
+class ModulePatch:
+    """The attributes to set on one module: `attributes(module)` returns
+    {name: value}, computed when the module is there (it may read the
+    module's originals).  `after(module)` and `before_undo(module)` run
+    right after applying and right before undoing."""
+
+    def __init__(self, module_name, attributes, after=None, before_undo=None):
+        self.module_name = module_name
+        self.attributes = attributes
+        self.after = after
+        self.before_undo = before_undo
+
+
+class _PatchingLoader(importlib.abc.Loader):
+    """The module's own loader, then the patch."""
+
+    def __init__(self, loader, apply):
+        self._loader = loader
+        self._apply = apply
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        self._apply(module)
+
+    def __getattr__(self, name):  # get_source, is_package, resource readers, ...
+        return getattr(self._loader, name)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Finds the watched modules with the other finders and wraps their loader."""
+
+    def __init__(self, installer):
+        self._installer = installer
+        self._busy = threading.local()
+
+    def find_spec(self, fullname, path, target=None):
+        patch = self._installer._watched.get(fullname)
+        if patch is None or getattr(self._busy, "name", None) == fullname:
+            return None
+        self._busy.name = fullname
+        try:
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+            else:
+                return None
+        finally:
+            self._busy.name = None
+        if spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        spec.loader = _PatchingLoader(spec.loader, lambda module: self._installer._apply(patch, module))
+        return spec
+
+
+class Installer:
+    """Applies ModulePatches now and on import; undoes them all."""
+
+    def __init__(self, patches):
+        self._patches = list(patches)
+        self._watched = {}
+        self._originals = {}  # module name -> {attribute: original value or _MISSING}
+        self._finder = None
+        self._lock = threading.RLock()
+
+    @property
+    def installed(self):
+        return self._finder is not None
+
+    def install(self):
+        with self._lock:
+            if self.installed:
+                return False
+            self._watched = {p.module_name: p for p in self._patches}
+            self._finder = _Finder(self)
+            sys.meta_path.insert(0, self._finder)
+            for patch in self._patches:
+                module = sys.modules.get(patch.module_name)
+                if module is not None:
+                    self._apply(patch, module)
+            return True
+
+    def uninstall(self):
+        with self._lock:
+            if not self.installed:
+                return False
+            sys.meta_path.remove(self._finder)
+            self._finder = None
+            self._watched = {}
+            for patch in reversed(self._patches):
+                module = sys.modules.get(patch.module_name)
+                originals = self._originals.pop(patch.module_name, None)
+                if module is None or originals is None:
+                    continue
+                if patch.before_undo is not None:
+                    patch.before_undo(module)
+                for name, value in originals.items():
+                    if value is _MISSING:
+                        module.__dict__.pop(name, None)
+                    else:
+                        setattr(module, name, value)
+            return True
+
+    def originals(self, module_name):
+        """{attribute: the value the patch replaced} of a patched module, or None."""
+        originals = self._originals.get(module_name)
+        return None if originals is None else {k: v for k, v in originals.items() if v is not _MISSING}
+
+    def _apply(self, patch, module):
+        with self._lock:
+            if patch.module_name in self._originals:
+                return  # applied already
+            replacements = patch.attributes(module)
+            self._originals[patch.module_name] = {name: module.__dict__.get(name, _MISSING) for name in replacements}
+            for name, value in replacements.items():
+                setattr(module, name, value)
+            if patch.after is not None:
+                patch.after(module)

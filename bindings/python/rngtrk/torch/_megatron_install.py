@@ -1,0 +1,167 @@
+"""rngtrk.torch.megatron.install(): Megatron-LM on rngtrk trackers, at every
+call site (rngtrk.torch._install says why attributes alone are not enough).
+
+In megatron.core.tensor_parallel.random (now, or when it is imported):
+
+* the process tracker moves into Megatron's module globals
+  _CUDA_RNG_STATE_TRACKER / _CUDA_RNG_STATE_TRACKER_INITIALIZED, which
+  rngtrk.torch.megatron's functions then read and write too: Megatron's own
+  get_cuda_rng_tracker, bound anywhere, returns the same rngtrk tracker.  A
+  tracker Megatron had already made is carried over with its states.
+* CudaRNGStatesTracker becomes a class that is rngtrk's and a subclass of
+  Megatron's, so Megatron's initialize_rng_tracker (reached through any
+  name) constructs rngtrk trackers, and Megatron's isinstance checks (its
+  CUDA-graph manager's) accept them.
+* the RNG functions become rngtrk.torch.megatron's: initialize_rng_tracker,
+  get_cuda_rng_tracker, get_all_rng_states, model_parallel_cuda_manual_seed,
+  is_graph_safe_cuda_rng_tracker, convert_cuda_rng_state,
+  _get/_set_cuda_rng_state, _get/_set_all_rng_states, _fork_rng and the
+  name getters.  Megatron's checkpoint functions stay; they call these.
+
+megatron.core.tensor_parallel re-exports some of those names: they are
+replaced there too.  megatron.core.extensions.transformer_engine's
+TECudaRNGStatesTracker becomes a class that is rngtrk.torch.te's and a
+subclass of Megatron's (and so of TransformerEngine's).
+
+uninstall() puts Megatron's objects back and hands the process tracker's
+states to a tracker of Megatron's own (modules imported while installed
+keep the names they bound, which reach rngtrk's process tracker).
+"""
+from . import megatron as _m
+from ._install import Installer, ModulePatch
+from ._tracker import is_rngtrk_tracker
+
+RANDOM = "megatron.core.tensor_parallel.random"
+PACKAGE = "megatron.core.tensor_parallel"
+TE_EXTENSION = "megatron.core.extensions.transformer_engine"
+
+# The functions of Megatron's random module that become ours.
+FUNCTIONS = (
+    "initialize_rng_tracker", "get_cuda_rng_tracker", "get_all_rng_states", "model_parallel_cuda_manual_seed",
+    "is_graph_safe_cuda_rng_tracker", "convert_cuda_rng_state", "_get_cuda_rng_state", "_set_cuda_rng_state",
+    "_get_all_rng_states", "_set_all_rng_states", "_fork_rng", "get_data_parallel_rng_tracker_name",
+    "get_expert_parallel_rng_tracker_name", "get_gtp_remat_rng_tracker_name",
+)
+
+
+def _bridge(ours, theirs, name):
+    """A class that is `ours` (every method) and a subclass of `theirs`
+    (isinstance checks against the framework's class hold)."""
+    if theirs is None or not isinstance(theirs, type) or issubclass(ours, theirs):
+        return ours
+    return type(name, (ours, theirs), {"__module__": ours.__module__, "__doc__": ours.__doc__,
+                                        "__qualname__": name})
+
+
+def _carry_over(old):
+    """An rngtrk tracker of the process tracker's kind with `old`'s states."""
+    te = _m._te_distributed()
+    use_te = te is not None and isinstance(old, te.CudaRNGStatesTracker)
+    inference = bool(getattr(old, "is_inference_rng_tracker", False))
+    cudagraphable = bool(getattr(old, "use_cudagraphable_rng", False))
+    base = _m._tracker_class(use_te)
+    cls = _m._inference_class(base) if inference else base
+    new = cls(is_inference_rng_tracker=inference) if use_te else \
+        cls(use_cudagraphable_rng=cudagraphable, is_inference_rng_tracker=inference)
+    if not inference:
+        states = old.get_states()
+        if states:
+            new.set_states(states)
+        new._initialized = bool(old.is_initialized()) if hasattr(old, "is_initialized") else bool(states)
+    return new
+
+
+def _random_attributes(module):
+    bridged = _bridge(_m.CudaRNGStatesTracker, getattr(module, "CudaRNGStatesTracker", None), "CudaRNGStatesTracker")
+    _m._classes["megatron"] = bridged
+    attributes = {name: getattr(_m, name) for name in FUNCTIONS}
+    attributes["CudaRNGStatesTracker"] = bridged
+    # The process tracker: Megatron's, carried over, or else ours.
+    old = module.__dict__.get("_CUDA_RNG_STATE_TRACKER")
+    if module.__dict__.get("_CUDA_RNG_STATE_TRACKER_INITIALIZED") and old is not None:
+        tracker = old if is_rngtrk_tracker(old) else _carry_over(old)
+    else:
+        tracker = _m._home["_CUDA_RNG_STATE_TRACKER"] if _m._home["_CUDA_RNG_STATE_TRACKER_INITIALIZED"] else None
+    attributes["_CUDA_RNG_STATE_TRACKER"] = tracker
+    attributes["_CUDA_RNG_STATE_TRACKER_INITIALIZED"] = tracker is not None
+    return attributes
+
+
+def _random_installed(module):
+    _m._home = module.__dict__
+
+
+def _random_uninstalling(module):
+    """Back to Megatron's own tracker, with the process tracker's states."""
+    tracker = module.__dict__.get("_CUDA_RNG_STATE_TRACKER")
+    initialized = module.__dict__.get("_CUDA_RNG_STATE_TRACKER_INITIALIZED")
+    ours = vars(_m)
+    _m._home = ours
+    _m._classes["megatron"] = _m.CudaRNGStatesTracker
+    _m._classes["te"] = None
+    ours["_CUDA_RNG_STATE_TRACKER"] = tracker if initialized else None
+    ours["_CUDA_RNG_STATE_TRACKER_INITIALIZED"] = bool(initialized and tracker is not None)
+    module.__dict__["_rngtrk_handover"] = (tracker, initialized)
+
+
+def _random_uninstalled(module):
+    """After the originals are back: Megatron makes its own tracker, which
+    takes the states."""
+    tracker, initialized = module.__dict__.pop("_rngtrk_handover", (None, False))
+    module._CUDA_RNG_STATE_TRACKER = None
+    module._CUDA_RNG_STATE_TRACKER_INITIALIZED = False
+    if not (initialized and is_rngtrk_tracker(tracker)):
+        return
+    use_te = getattr(tracker, "_te_flavour", False)
+    module.initialize_rng_tracker(use_te, bool(getattr(tracker, "is_inference_rng_tracker", False)),
+                                  bool(getattr(tracker, "use_cudagraphable_rng", False)), force_reset=True)
+    states = tracker.get_states()
+    if states or tracker.is_initialized():
+        module._CUDA_RNG_STATE_TRACKER.set_states(states)
+
+
+def _package_attributes(module):
+    random = _installer_random_originals()
+    return {name: getattr(_m, name) for name in FUNCTIONS
+            if name in module.__dict__ and (random is None or module.__dict__[name] is random.get(name))}
+
+
+def _te_extension_attributes(module):
+    from .te import CudaRNGStatesTracker as te_tracker
+    bridged = _bridge(te_tracker, getattr(module, "TECudaRNGStatesTracker", None), "TECudaRNGStatesTracker")
+    _m._classes["te"] = bridged
+    return {"TECudaRNGStatesTracker": bridged}
+
+
+def _installer_random_originals():
+    return _INSTALLER.originals(RANDOM)
+
+
+_INSTALLER = Installer([
+    ModulePatch(RANDOM, _random_attributes, after=_random_installed, before_undo=_random_uninstalling),
+    ModulePatch(PACKAGE, _package_attributes),
+    ModulePatch(TE_EXTENSION, _te_extension_attributes),
+])
+
+
+def install():
+    """Makes every Megatron-LM call site use rngtrk trackers (module text);
+    before or after Megatron is imported; a second call does nothing.
+    Returns True if it installed now."""
+    return _INSTALLER.install()
+
+
+def uninstall():
+    """Undoes install(); Megatron's own tracker takes the process tracker's
+    states.  Returns True if it was installed."""
+    import sys
+    random = sys.modules.get(RANDOM)
+    done = _INSTALLER.uninstall()
+    if done and random is not None:
+        _random_uninstalled(random)
+    return done
+
+
+def installed():
+    """Whether install() is in effect."""
+    return _INSTALLER.installed
