@@ -175,12 +175,13 @@ RNGTRK_API rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out);
 /** Frees a tracker and everything it owns.  NULL is a no-op. */
 RNGTRK_API void rngtrk_tracker_free(rngtrk_tracker *tracker);
 
-/** Registers the named state (seed, 0), last in insertion order.  `name` is
- *  NUL-terminated UTF-8 of 1 to 255 bytes, copied.  Returns `RNGTRK_OK`;
+/** Registers the named state (seed, 0), last in insertion order; allowed
+ *  while forks are open (Megatron-LM allows it).  `name` is NUL-terminated
+ *  UTF-8 of 1 to 255 bytes, copied.  Returns `RNGTRK_OK`;
  *  `RNGTRK_E_INVALID_ARGUMENT` (NULL, empty, too long or invalid UTF-8
  *  name); `RNGTRK_E_DUPLICATE_NAME`; `RNGTRK_E_DUPLICATE_SEED` (another
- *  named state uses `seed`); `RNGTRK_E_FORK_ORDER` (a fork is open);
- *  `RNGTRK_E_OUT_OF_MEMORY`.  A failed add changes nothing. */
+ *  named state uses `seed`); `RNGTRK_E_OUT_OF_MEMORY`.  A failed add
+ *  changes nothing. */
 RNGTRK_API rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed);
 
 /** Makes the named state the active one, remembering what was active.
@@ -213,11 +214,14 @@ RNGTRK_API rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char 
 
 /** Replaces all named states at once by `count` (name, state) pairs, in the
  *  given order; the default state is kept (TransformerEngine's set_states).
- *  Every pair is validated before anything changes.  `names` and `states`
+ *  Every pair is validated before anything changes.  Allowed while forks
+ *  are open (Megatron-LM allows it) if every open fork's name is among the
+ *  pairs: the fork then holds that name's new state.  `names` and `states`
  *  may be NULL only when `count` is 0.  Returns `RNGTRK_OK`;
  *  `RNGTRK_E_INVALID_ARGUMENT` (NULL, bad name, offset not a multiple of 4);
  *  `RNGTRK_E_DUPLICATE_NAME`; `RNGTRK_E_DUPLICATE_SEED`;
- *  `RNGTRK_E_FORK_ORDER` (a fork is open); `RNGTRK_E_OUT_OF_MEMORY`. */
+ *  `RNGTRK_E_FORK_ORDER` (an open fork's name is not among the pairs);
+ *  `RNGTRK_E_OUT_OF_MEMORY`. */
 RNGTRK_API rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *t, const char *const *names,
                                                    const rngtrk_philox_state *states, size_t count);
 
@@ -603,7 +607,8 @@ RNGTRK_API rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, s
  *  names the problem and the values; a bad struct_size);
  *  `RNGTRK_E_DUPLICATE_SEED` (two named states of this rank would share a
  *  seed: the policy collides here, nothing changes);
- *  `RNGTRK_E_FORK_ORDER`. */
+ *  `RNGTRK_E_FORK_ORDER` (an open fork's state is not among the policy's,
+ *  as set_states). */
 RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
                                                   const rngtrk_parallel_rank *rank, uint32_t flags);
 

@@ -17,7 +17,8 @@ void Tracker::refuse_inside_fork(const char *operation) const {
 }
 
 void Tracker::add(std::string_view name, uint64_t seed) {
-    refuse_inside_fork("add");
+    // Allowed inside a fork, as Megatron-LM allows it: the new entry is
+    // appended, so the open forks' indexes stay valid.
     table_.add(name, seed);
 }
 
@@ -50,9 +51,20 @@ void Tracker::set_state(std::string_view name, const PhiloxState &state) {
 }
 
 void Tracker::set_states(std::vector<NamedState> entries) {
-    refuse_inside_fork("set_states");
     StateTable replacement = StateTable::from_entries(std::move(entries), StateTable::Source::caller);
+    // Allowed inside forks, as Megatron-LM allows it, as long as every open
+    // fork's state stays: the fork then holds the state of that name in
+    // the new table (its value is the new one).
+    std::vector<size_t> forks = forks_;
+    for (size_t &index : forks) {
+        const size_t moved = replacement.find(table_.at(index).name);
+        if (moved == StateTable::npos)
+            fail(RNGTRK_E_FORK_ORDER, "set_states would drop \"" + table_.at(index).name +
+                                          "\", which an open fork holds; restore it first");
+        index = moved;
+    }
     table_.swap(replacement);
+    forks_.swap(forks);
 }
 
 void Tracker::reset() {

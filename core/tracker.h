@@ -1,9 +1,10 @@
 // The tracker: a default state, a table of named states, and a stack of open
 // forks.  The TransformerEngine / Megatron-LM CudaRNGStatesTracker semantics,
-// with their defects fixed (a failed add burns nothing; reset/add/load cannot
-// run inside a fork; restore names the fork it closes).  A name may be on the
-// fork stack more than once: forked states advance in place, so a nested fork
-// of an open name continues its one stream.
+// with their defects fixed (a failed add burns nothing; reset and load cannot
+// run inside a fork, nor a set_states that drops an open fork's state;
+// restore names the fork it closes).  A name may be on the fork stack more
+// than once: forked states advance in place, so a nested fork of an open
+// name continues its one stream.
 #pragma once
 
 #include <cstddef>

@@ -361,7 +361,9 @@ TEST(Tracker, SetStatesIsAtomic) {
     EXPECT_FAILS_UNCHANGED(RNGTRK_E_INVALID_ARGUMENT, t.get(), rngtrk_tracker_set_states(t.get(), nullptr, ok, 2));
     EXPECT_FAILS_UNCHANGED(RNGTRK_E_INVALID_ARGUMENT, t.get(), rngtrk_tracker_set_states(t.get(), ok_names, nullptr, 2));
     ASSERT_OK(rngtrk_tracker_fork(t.get(), "keep"));
+    // Inside a fork: refused only when it would drop the open fork's state.
     EXPECT_FAILS_UNCHANGED(RNGTRK_E_FORK_ORDER, t.get(), rngtrk_tracker_set_states(t.get(), ok_names, ok, 2));
+    EXPECT_NE(nullptr, std::strstr(rngtrk_last_error(), "\"keep\""));
     ASSERT_OK(rngtrk_tracker_restore(t.get(), "keep"));
     EXPECT_STATUS(RNGTRK_OK, rngtrk_tracker_set_states(t.get(), nullptr, nullptr, 0));
     EXPECT_TRUE(names(t.get()).empty());
@@ -381,15 +383,41 @@ TEST(Tracker, ResetDropsEverything) {
     EXPECT_STATUS(RNGTRK_OK, rngtrk_tracker_add(t.get(), "a", 1));  // name and seed are free again
 }
 
-TEST(Tracker, AddAndLoadAreRefusedInsideAFork) {
+TEST(Tracker, LoadIsRefusedInsideAFork) {
     TrackerPtr t = new_tracker();
     ASSERT_OK(rngtrk_tracker_add(t.get(), "a", 1));
     const std::vector<uint8_t> checkpoint = save(t.get());
     ASSERT_OK(rngtrk_tracker_fork(t.get(), "a"));
-    EXPECT_FAILS_UNCHANGED(RNGTRK_E_FORK_ORDER, t.get(), rngtrk_tracker_add(t.get(), "b", 2));
     EXPECT_FAILS_UNCHANGED(RNGTRK_E_FORK_ORDER, t.get(),
                            rngtrk_tracker_load(t.get(), checkpoint.data(), checkpoint.size()));
     ASSERT_OK(rngtrk_tracker_restore(t.get(), "a"));
+}
+
+// Megatron-LM allows add and set_states while a fork is open; so does
+// rngtrk, and the open forks keep holding their names.
+TEST(Tracker, AddAndSetStatesInsideForksKeepTheOpenForks) {
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "a", 1));
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "b", 2));
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "b"));
+    ASSERT_OK(rngtrk_tracker_fork(t.get(), "a"));
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "c", 3));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 4, nullptr));
+    EXPECT_STATE(1, 4, get(t.get(), "a"));
+    // A new order and new values; "a" and "b" are still open.
+    const char *reordered[] = {"c", "a", "b"};
+    const rngtrk_philox_state values[] = {{3, 0}, {10, 8}, {20, 0}};
+    ASSERT_OK(rngtrk_tracker_set_states(t.get(), reordered, values, 3));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 4, nullptr));  // draws from "a", as it holds now
+    EXPECT_STATE(10, 12, get(t.get(), "a"));
+    ASSERT_OK(rngtrk_tracker_restore(t.get(), "a"));
+    ASSERT_OK(rngtrk_tracker_advance(t.get(), 8, nullptr));
+    EXPECT_STATE(20, 8, get(t.get(), "b"));
+    ASSERT_OK(rngtrk_tracker_restore(t.get(), "b"));
+    size_t depth = 1;
+    ASSERT_OK(rngtrk_tracker_fork_depth(t.get(), &depth));
+    EXPECT_EQ(0u, depth);
+    EXPECT_EQ((std::vector<std::string>{"c", "a", "b"}), names(t.get()));
 }
 
 TEST(Tracker, ManualSeedSetsTheDefaultEvenInsideAFork) {

@@ -60,9 +60,10 @@ class UnknownNameError(RngtrkError, KeyError):
 
 class ForkOrderError(RngtrkError, RuntimeError):
     """RNGTRK_E_FORK_ORDER: a restore of a fork that is not the innermost
-    open one (or with none open), or add/reset/set_states/load while a fork
-    is open.  Forking a name that is already open is allowed: it continues
-    that name's one stream."""
+    open one (or with none open), reset or load while a fork is open, or a
+    set_states that would drop an open fork's state.  Forking a name that is
+    already open, add, and set_states keeping the open forks' names are
+    allowed inside forks (as in Megatron-LM)."""
     code = lib.RNGTRK_E_FORK_ORDER
 
 

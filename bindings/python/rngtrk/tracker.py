@@ -125,9 +125,10 @@ class Tracker:
 
     # -- TransformerEngine / Megatron-LM interface ------------------------
     def add(self, name, seed):
-        """Registers the named state (seed, 0).  Raises DuplicateNameError,
-        DuplicateSeedError (another named state uses `seed`), ForkOrderError
-        (a fork is open) or InvalidArgumentError; a failed add changes nothing."""
+        """Registers the named state (seed, 0), also while forks are open (as
+        Megatron-LM allows).  Raises DuplicateNameError, DuplicateSeedError
+        (another named state uses `seed`) or InvalidArgumentError; a failed
+        add changes nothing."""
         encoded, seed = encode_name(name), _u64(seed, "seed")
         with self._lock:
             check(lib.rngtrk_tracker_add(self._live(), encoded, seed))
@@ -160,7 +161,9 @@ class Tracker:
     def set_states(self, states):
         """Replaces every named state by those of the mapping {name: state}
         (states as 16 bytes or PhiloxState), in its order; the default state
-        is kept.  All or nothing: on any error nothing changes."""
+        is kept.  Inside forks (Megatron-LM allows it) the open forks' names
+        must stay (ForkOrderError otherwise).  All or nothing: on any error
+        nothing changes."""
         if not hasattr(states, "items"):
             raise TypeError(f"set_states takes a mapping of name to state, not {type(states).__name__}")
         pairs = [(encode_name(name), as_state(state)) for name, state in states.items()]

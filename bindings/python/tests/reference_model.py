@@ -34,8 +34,6 @@ class ModelTracker:
     def add(self, name, seed):
         if not name_is_valid(name):
             return rngtrk.InvalidArgumentError
-        if self.forks:
-            return rngtrk.ForkOrderError
         if name in self.states:
             return rngtrk.DuplicateNameError
         if self._seed_owner(seed):
@@ -82,9 +80,8 @@ class ModelTracker:
         self.states[name] = (seed, offset)
 
     def set_states(self, entries):
-        """entries: list of (valid name, seed, offset)."""
-        if self.forks:
-            return rngtrk.ForkOrderError
+        """entries: list of (valid name, seed, offset).  Inside forks, every
+        open fork's name must stay."""
         names, seeds = set(), set()
         for name, seed, offset in entries:
             if offset % 4:
@@ -95,6 +92,8 @@ class ModelTracker:
                 return rngtrk.DuplicateSeedError
             names.add(name)
             seeds.add(seed)
+        if any(name not in names for name in self.forks):
+            return rngtrk.ForkOrderError
         self.states = {name: (seed, offset) for name, seed, offset in entries}
 
     def reset(self):

@@ -109,6 +109,16 @@ class TrackerMatchesModel(RuleBasedStateMachine):
         self.expect(error, lambda: self.tracker.set_states(
             {n: rngtrk.PhiloxState(s, o).to_bytes() for n, s, o in entries}))
 
+    @precondition(lambda self: self.model.forks)
+    @rule(seeds=st.lists(SEEDS, min_size=4, max_size=4), offsets=st.lists(OFFSETS, min_size=4, max_size=4),
+          extra=st.lists(st.tuples(VALID_NAMES, SEEDS, OFFSETS), max_size=2, unique_by=lambda e: e[0]))
+    def set_states_keeping_the_open_forks(self, seeds, offsets, extra):
+        # Megatron-LM allows set_states inside a fork; the open forks' names stay.
+        open_names = list(dict.fromkeys(self.model.forks))
+        entries = [(n, s, o) for n, s, o in zip(open_names, seeds, offsets)]
+        entries += [e for e in extra if e[0] not in open_names]
+        self.set_states(entries)
+
     @rule()
     def reset(self):
         error = self.model_call("reset")

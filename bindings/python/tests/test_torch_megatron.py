@@ -208,6 +208,13 @@ def test_the_tracker_follows_megatrons_rules():
     t.set_states({"s": rngtrk.PhiloxState(5, 8)})
     t.add("after", 6)
     assert list(seeds(t).items()) == [("s", 5), ("after", 6)]
+    with t.fork("s"):  # upstream allows add and set_states inside a fork
+        t.add("inside", 7)
+        t.set_states({"s": rngtrk.PhiloxState(5, 40), "inside": rngtrk.PhiloxState(7, 0)})
+        assert t.tracker.get_state("s") == (5, 40)
+        with pytest.raises(rngtrk.ForkOrderError, match='"s"'):
+            t.set_states({"inside": rngtrk.PhiloxState(7, 0)})  # would drop the open fork's state
+    assert list(seeds(t).items()) == [("s", 5), ("inside", 7)]
 
 
 def test_bad_input_raises_upstreams_exception_and_changes_nothing():

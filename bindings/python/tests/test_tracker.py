@@ -112,11 +112,14 @@ def test_fork_errors(megatron):
     assert snapshot(megatron) == before
     with megatron.fork("model-parallel-rng"):
         inside = snapshot(megatron)
-        for call in (lambda: megatron.add("new", 77), megatron.reset,
-                     lambda: megatron.set_states({}), lambda: megatron.load(megatron.save())):
+        for call in (megatron.reset, lambda: megatron.set_states({}), lambda: megatron.load(megatron.save())):
             with pytest.raises(rngtrk.ForkOrderError):
                 call()
             assert snapshot(megatron) == inside
+        # What Megatron-LM allows inside a fork: add, and set_states keeping the open fork's name.
+        megatron.add("new", 77)
+        megatron.set_states({"model-parallel-rng": PhiloxState(3955, 40), "new": PhiloxState(77, 0)})
+        assert megatron.active_state() == PhiloxState(3955, 40) and megatron.fork_depth == 1
 
 
 def test_forking_an_open_name_continues_its_one_stream(megatron):

@@ -41,8 +41,11 @@
 //! * the guard offers reads (through `Deref<Target = Tracker>`) and exactly the
 //!   calls that are legal inside a fork — [`ForkGuard::advance`], the draws,
 //!   [`ForkGuard::set_state`], [`ForkGuard::manual_seed`] and a nested
-//!   [`ForkGuard::fork`].  `add`, `reset`, `set_states` and `load`, which the
-//!   library refuses inside a fork, do not compile there; and since the guard
+//!   [`ForkGuard::fork`].  `reset` and `load`, which the library refuses
+//!   inside a fork, do not compile there, nor do `add` and `set_states`,
+//!   which the library allows inside forks for Megatron-LM's sake (the C
+//!   and Python APIs offer them): the guard keeps the set of names fixed
+//!   while it lives, which is simpler to reason about; and since the guard
 //!   gives out no `&mut Tracker`, the tracker cannot be swapped or replaced
 //!   under it;
 //! * a nested guard mutably borrows the outer guard, so the outer one can be
@@ -110,8 +113,8 @@
 //! What the types do not prevent (the library still refuses each at run time
 //! with an [`Error`], changing nothing): an unknown name (`UnknownName`), and
 //! leaking a guard with `std::mem::forget`, which leaves its fork open — the
-//! tracker then answers `ForkOrder` to `add`/`reset`/`set_states`/`load` and
-//! to the outer guard's `restore`.  None of these is undefined behaviour.
+//! tracker then answers `ForkOrder` to `reset`, `load`, a `set_states` that
+//! drops the open fork's name, and the outer guard's `restore`.  None of these is undefined behaviour.
 //!
 //! # Threads
 //!

@@ -61,9 +61,8 @@ impl Tracker {
     }
 
     /// Registers the named state (seed, 0).  Errors: `DuplicateName`,
-    /// `DuplicateSeed`, `InvalidArgument` (empty, longer than 255 bytes, NUL),
-    /// `ForkOrder` (only reachable after leaking a fork guard).  A failed add
-    /// changes nothing.
+    /// `DuplicateSeed`, `InvalidArgument` (empty, longer than 255 bytes, NUL).
+    /// A failed add changes nothing.
     pub fn add(&mut self, name: &str, seed: u64) -> Result<(), Error> {
         let t = self.raw_mut();
         // SAFETY: valid handle and NUL-terminated name for the call.

@@ -240,12 +240,13 @@ extern "C" {
     pub fn rngtrk_tracker_free(tracker: *mut rngtrk_tracker);
 }
 extern "C" {
-    #[doc = " Registers the named state (seed, 0), last in insertion order.  `name` is"]
-    #[doc = "  NUL-terminated UTF-8 of 1 to 255 bytes, copied.  Returns `RNGTRK_OK`;"]
+    #[doc = " Registers the named state (seed, 0), last in insertion order; allowed"]
+    #[doc = "  while forks are open (Megatron-LM allows it).  `name` is NUL-terminated"]
+    #[doc = "  UTF-8 of 1 to 255 bytes, copied.  Returns `RNGTRK_OK`;"]
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (NULL, empty, too long or invalid UTF-8"]
     #[doc = "  name); `RNGTRK_E_DUPLICATE_NAME`; `RNGTRK_E_DUPLICATE_SEED` (another"]
-    #[doc = "  named state uses `seed`); `RNGTRK_E_FORK_ORDER` (a fork is open);"]
-    #[doc = "  `RNGTRK_E_OUT_OF_MEMORY`.  A failed add changes nothing."]
+    #[doc = "  named state uses `seed`); `RNGTRK_E_OUT_OF_MEMORY`.  A failed add"]
+    #[doc = "  changes nothing."]
     pub fn rngtrk_tracker_add(
         t: *mut rngtrk_tracker,
         name: *const ::std::os::raw::c_char,
@@ -299,11 +300,14 @@ extern "C" {
 extern "C" {
     #[doc = " Replaces all named states at once by `count` (name, state) pairs, in the"]
     #[doc = "  given order; the default state is kept (TransformerEngine's set_states)."]
-    #[doc = "  Every pair is validated before anything changes.  `names` and `states`"]
+    #[doc = "  Every pair is validated before anything changes.  Allowed while forks"]
+    #[doc = "  are open (Megatron-LM allows it) if every open fork's name is among the"]
+    #[doc = "  pairs: the fork then holds that name's new state.  `names` and `states`"]
     #[doc = "  may be NULL only when `count` is 0.  Returns `RNGTRK_OK`;"]
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (NULL, bad name, offset not a multiple of 4);"]
     #[doc = "  `RNGTRK_E_DUPLICATE_NAME`; `RNGTRK_E_DUPLICATE_SEED`;"]
-    #[doc = "  `RNGTRK_E_FORK_ORDER` (a fork is open); `RNGTRK_E_OUT_OF_MEMORY`."]
+    #[doc = "  `RNGTRK_E_FORK_ORDER` (an open fork's name is not among the pairs);"]
+    #[doc = "  `RNGTRK_E_OUT_OF_MEMORY`."]
     pub fn rngtrk_tracker_set_states(
         t: *mut rngtrk_tracker,
         names: *const *const ::std::os::raw::c_char,
@@ -1195,7 +1199,8 @@ extern "C" {
     #[doc = "  names the problem and the values; a bad struct_size);"]
     #[doc = "  `RNGTRK_E_DUPLICATE_SEED` (two named states of this rank would share a"]
     #[doc = "  seed: the policy collides here, nothing changes);"]
-    #[doc = "  `RNGTRK_E_FORK_ORDER`."]
+    #[doc = "  `RNGTRK_E_FORK_ORDER` (an open fork's state is not among the policy's,"]
+    #[doc = "  as set_states)."]
     pub fn rngtrk_tracker_seed_rank(
         t: *mut rngtrk_tracker,
         policy: rngtrk_seed_policy,
