@@ -22,6 +22,7 @@ bench: $(BENCH)
 	done
 	python3 bench/ratios.py $(BUILD)/bench/results.json $(foreach p,$(BENCH_PATHS),$(BUILD)/bench/sample_$(p).json)
 	$(MAKE) --no-print-directory bench-rust
+	$(MAKE) --no-print-directory bench-torch
 
 # `make bench-rust`: the safe Rust API's per-call cost next to the same C
 # calls made raw through rngtrk::sys, in the same run (release build).
@@ -34,6 +35,12 @@ bench-rust: lib
 .PHONY: bench-python
 bench-python: lib
 	$(PYTHON) bench/bench_python.py
+
+# `make bench-torch`: rngtrk.torch.megatron's fork next to a plain tracker
+# that swaps torch's generator state, in the same run (CUDA where there is one).
+.PHONY: bench-torch
+bench-torch: lib
+	$(PYTHON) bench/bench_torch_fork.py
 
 # `make bench-gpu`: device figures (needs a GPU; not a test).
 BENCH_GPU := $(BUILD)/bench/bench_gpu

@@ -116,3 +116,15 @@ test-valgrind-rust: lib
 test-torch-dist: lib
 	@tools/install-deps.sh torch
 	tests/torch_dist/run.sh
+
+# `make test-upstream MEGATRON_LM=<a Megatron-LM checkout>`: Megatron-LM's own
+# RNG tests (tests/unit_tests/tensor_parallel/test_random.py) against
+# Megatron's random.py, with rngtrk.torch.megatron.install(), and with its
+# names (tests/upstream/), and our signatures against upstream's source.
+# Needs a checkout, so it is not part of make test (docs/testing.md).
+.PHONY: test-upstream
+test-upstream: lib
+	@test -n "$(MEGATRON_LM)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM checkout>"; exit 2; }
+	MEGATRON_LM=$(abspath $(MEGATRON_LM)) $(PYTHON) -m pytest -q -p no:cacheprovider \
+	    bindings/python/tests/test_torch_megatron.py -k upstream_source
+	$(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM) --without-int-state

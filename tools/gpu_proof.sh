@@ -5,7 +5,7 @@
 # the device benchmark, and keep every log.
 #
 #   tools/gpu_proof.sh [LOGDIR] [STEP...]      steps: info build test memcheck racecheck
-#                                               torch python rust bench ncu (default: all)
+#                                               torch megatron python rust bench ncu (default: all)
 #
 # Every step runs even when an earlier one failed; the last lines are a
 # table of steps and their exit codes, and the script exits non-zero if any
@@ -13,11 +13,16 @@
 # .device/ (ignored by git): .device/gtest/{include,lib} (GoogleTest) and
 # .device/site (cffi for a Python without it; a .pth file in that Python's
 # site-packages makes it visible to the subprocesses the tests start).
+# The megatron step runs Megatron-LM's own RNG tests
+# (tests/upstream/run_megatron_tests.py) on the checkout in .device/megatron-lm
+# (a git archive of megatron/core/tensor_parallel and
+# tests/unit_tests/tensor_parallel is enough; docs/testing.md) and the
+# drop-in's fork benchmark.
 set -u
 cd "$(dirname "$0")/.."
 logdir=${1:-build/gpu-proof}
 shift || true
-steps=${*:-info build test memcheck racecheck torch python rust bench ncu}
+steps=${*:-info build test memcheck racecheck torch megatron python rust bench ncu}
 mkdir -p "$logdir"
 jobs=$(nproc)
 python=${PYTHON:-python3}
@@ -51,6 +56,8 @@ for s in $steps; do
         memcheck) step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/cuda_tests ;;
         racecheck) step racecheck 200 compute-sanitizer --tool racecheck --error-exitcode 1 build/tests/cuda_tests ;;
         torch) step torch 200 "$python" -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests/test_torch.py ;;
+        megatron) step megatron 300 sh -c "$python tests/upstream/run_megatron_tests.py .device/megatron-lm &&
+              $python bench/bench_torch_fork.py" ;;
         python) step python 300 sh -c "make build/rngtrk build/tests/run_recipe ${make_args[*]} >/dev/null &&
               $python -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests --ignore=bindings/python/tests/test_torch.py" ;;
         # The Rust CUDA calls: examples/cuda_check, built with cargo where cargo is

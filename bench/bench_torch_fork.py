@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""`make bench-torch`: what rngtrk.torch.megatron's `with fork():` costs,
+next to a plain tracker written here that does what upstream's trackers do
+(swap torch's generator state with get_rng_state / set_rng_state), timed in
+the same run on the same torch.
+
+With CUDA both swap torch's CUDA generator (torch.cuda.get_rng_state /
+set_rng_state); on CPU-only torch the plain tracker swaps torch's CPU
+generator (torch.get_rng_state / set_rng_state: there is no other) and the
+drop-in forks rngtrk's state, which is what each does on such a machine.
+Cases: an empty fork, and a fork around the same small random op in both
+(torch's dropout of a 4096-element tensor), so the difference is the fork's.
+Figures are the best of several repeats, in microseconds per fork; the
+ratio (drop-in / plain) is what compares across machines (target <= 1.2).
+Not a test: nothing here asserts.
+"""
+import contextlib
+import os
+import sys
+import timeit
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bindings", "python"))
+import torch  # noqa: E402
+
+import rngtrk.torch.megatron as megatron  # noqa: E402
+
+CUDA = torch.cuda.is_available()
+
+
+class PlainTracker:
+    """The reference: named states as torch generator-state tensors, forked
+    by swapping torch's generator state, as the upstream trackers do."""
+
+    def __init__(self):
+        self.get, self.set = (torch.cuda.get_rng_state, torch.cuda.set_rng_state) if CUDA else \
+            (torch.get_rng_state, torch.set_rng_state)
+        self.states = {}
+
+    def add(self, name, seed):
+        outside = self.get()
+        (torch.cuda.manual_seed if CUDA else torch.manual_seed)(seed)
+        self.states[name] = self.get()
+        self.set(outside)
+
+    @contextlib.contextmanager
+    def fork(self, name="model-parallel-rng"):
+        outside = self.get()
+        self.set(self.states[name])
+        try:
+            yield
+        finally:
+            self.states[name] = self.get()
+            self.set(outside)
+
+
+def per_fork_us(tracker, body, number):
+    def step():
+        with tracker.fork():
+            body()
+    step()
+    return min(timeit.repeat(step, number=number, repeat=7)) / number * 1e6
+
+
+def main():
+    device = "cuda" if CUDA else "cpu"
+    x = torch.ones(4096, device=device)
+    plain = PlainTracker()
+    plain.add("model-parallel-rng", 3952)
+    dropin = megatron.CudaRNGStatesTracker()
+    dropin.add("model-parallel-rng", 3952)
+    sync = torch.cuda.synchronize if CUDA else (lambda: None)
+    cases = [
+        ("empty fork", lambda: None, lambda: None, 20000),
+        ("fork + dropout of 4096", lambda: torch.nn.functional.dropout(x, 0.1),
+         lambda: torch.nn.functional.dropout(x, 0.1), 2000),
+    ]
+    print(f"torch {torch.__version__}, {'CUDA ' + torch.cuda.get_device_name() if CUDA else 'CPU only'}")
+    for label, plain_body, dropin_body, number in cases:
+        reference = per_fork_us(plain, plain_body, number)
+        sync()
+        ours = per_fork_us(dropin, dropin_body, number)
+        sync()
+        print(f"bench torch-fork {label}: rngtrk.torch.megatron {ours:.2f} us, plain swap tracker "
+              f"{reference:.2f} us, ratio {ours / reference:.2f}")
+
+
+if __name__ == "__main__":
+    main()
