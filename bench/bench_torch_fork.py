@@ -53,12 +53,22 @@ class PlainTracker:
             self.set(outside)
 
 
-def per_fork_us(tracker, body, number):
-    def step():
-        with tracker.fork():
-            body()
-    step()
-    return min(timeit.repeat(step, number=number, repeat=7)) / number * 1e6
+def per_fork_us(pairs, number, sync, repeat=9):
+    """Best time per fork of each (tracker, body), the trackers measured in
+    turn within each repeat so that both see the same machine."""
+    steps = []
+    for tracker, body in pairs:
+        def step(tracker=tracker, body=body):
+            with tracker.fork():
+                body()
+        step()
+        steps.append(step)
+    best = [float("inf")] * len(steps)
+    for _ in range(repeat):
+        for i, step in enumerate(steps):
+            sync()
+            best[i] = min(best[i], timeit.timeit(step, number=number) / number * 1e6)
+    return best
 
 
 def main():
@@ -75,11 +85,9 @@ def main():
          lambda: torch.nn.functional.dropout(x, 0.1), 2000),
     ]
     print(f"torch {torch.__version__}, {'CUDA ' + torch.cuda.get_device_name() if CUDA else 'CPU only'}")
+    torch.set_num_threads(1)  # one thread: the op's own timing varies least
     for label, plain_body, dropin_body, number in cases:
-        reference = per_fork_us(plain, plain_body, number)
-        sync()
-        ours = per_fork_us(dropin, dropin_body, number)
-        sync()
+        reference, ours = per_fork_us([(plain, plain_body), (dropin, dropin_body)], number, sync)
         print(f"bench torch-fork {label}: rngtrk.torch.megatron {ours:.2f} us, plain swap tracker "
               f"{reference:.2f} us, ratio {ours / reference:.2f}")
 
