@@ -85,9 +85,10 @@ def fresh_torch_trackers():
 
     def clear():
         m.uninstall()
+        m._home = vars(m)  # uninstall() leaves the process tracker in Megatron's module
         m._home["_CUDA_RNG_STATE_TRACKER"] = None
         m._home["_CUDA_RNG_STATE_TRACKER_INITIALIZED"] = False
-        m._classes["te"] = None
+        m._classes.update(megatron=m.CudaRNGStatesTracker, te=None)
 
     clear()
     path = list(sys.path)

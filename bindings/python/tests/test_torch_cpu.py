@@ -321,12 +321,26 @@ def test_checkpointed_recompute_replays_exactly_and_gives_the_same_gradients():
         results.append((x.grad.clone(), w.grad.clone(), t.tracker.get_state("model-parallel-rng")))
     assert torch.equal(results[0][0], results[1][0]) and torch.equal(results[0][1], results[1][1])
     assert results[0][2] == results[1][2], "the recompute left the states where the forward did"
-    # The classic mistake — a fork around the checkpoint call, which is no
-    # longer open when backward recomputes — is what the ledger reports.
+    # A fork around the checkpoint call (Megatron's sequence-parallel block
+    # does that) is no longer open when backward runs: the recompute enters
+    # it again, so it draws from the same stream, and the ledger agrees.
+    def block(a):
+        plain = rt.dropout(a, 0.3)  # from the forked state
+        with t.fork():               # the same name again: its one stream goes on
+            return plain + rt.dropout(a, 0.5)
+    x = torch.full((2000,), 10.0, requires_grad=True)
     with t.fork():
-        y = checkpoint(lambda a: rt.dropout(a, 0.3), x0.clone().requires_grad_())
-    with pytest.raises(rngtrk.ReplayMismatchError, match="expected state 'model-parallel-rng'.*got state '\\(default\\)'"):
-        y.sum().backward()
+        y = checkpoint(block, x)
+    y.sum().backward()  # the ledger ("raise") checks every reservation of the recompute
+    # The forward's masks, read off its output (10/0.7, 10/0.5 or both), and
+    # the recompute's, read off the gradient (1/0.7, 1/0.5 or both).
+    kept_1, kept_2 = torch.zeros(2000, dtype=torch.bool), torch.zeros(2000, dtype=torch.bool)
+    for value, first, second in [(10 / 0.7, True, False), (10 / 0.5, False, True), (10 / 0.7 + 10 / 0.5, True, True)]:
+        hit = torch.isclose(y.detach(), torch.tensor(value))
+        kept_1 |= hit & first
+        kept_2 |= hit & second
+    assert 0.6 < kept_1.float().mean() < 0.8 and 0.4 < kept_2.float().mean() < 0.6
+    assert torch.allclose(x.grad, kept_1.float() / 0.7 + kept_2.float() / 0.5), "the recompute drew the same masks"
 
 
 def test_checkpoint_takes_non_tensor_arguments_anywhere():

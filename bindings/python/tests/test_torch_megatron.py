@@ -440,3 +440,36 @@ def test_checkpoint_without_output_keeps_outputs_that_alias_inputs_and_a_manager
     if manager is not None:
         with pytest.raises(TypeError):
             manager.add_checkpoint(object())
+
+
+def test_a_region_checkpointed_inside_a_fork_is_recomputed_inside_it():
+    """Megatron's sequence-parallel block forks around checkpointed layers;
+    a layer that draws, then forks the same name again, replays exactly."""
+    m.model_parallel_cuda_manual_seed(41, tp_rank=0, ep_rank=0, etp_rank=0)
+    t = m.get_cuda_rng_tracker()
+    t.tracker.set_ledger("raise")
+
+    def layer(x):
+        y = rt.dropout(x, p=0.3)          # the forked stream
+        with t.fork():                    # the same name again: the stream goes on
+            return y + rt.dropout(x, p=0.5)
+
+    for make in ("checkpoint", "without-output"):
+        x = torch.full((1000,), 10.0, requires_grad=True)
+        with t.fork():
+            if make == "checkpoint":
+                y = m.checkpoint(layer, False, x)
+                out = y * 1.0
+            else:
+                ckpt = m.CheckpointWithoutOutput()
+                y = ckpt.checkpoint(layer, x)
+                kept = y.detach().clone()
+                out = y * 1.0
+                ckpt.discard_output_and_register_recompute(out)
+        out.sum().backward()  # the ledger checks every reservation of the recompute
+        if make == "without-output":
+            assert torch.equal(y, kept), "the recompute refilled the output with the forward's values"
+        forward_first = torch.isclose(kept if make != "checkpoint" else y.detach(), torch.tensor(10 / 0.7)) | \
+            torch.isclose(kept if make != "checkpoint" else y.detach(), torch.tensor(10 / 0.7 + 10 / 0.5))
+        assert torch.equal(torch.isclose(x.grad, torch.tensor(1 / 0.7)) |
+                           torch.isclose(x.grad, torch.tensor(1 / 0.7 + 1 / 0.5)), forward_first)

@@ -80,23 +80,56 @@ def test_a_tracker_megatron_made_before_install_is_carried_over():
         [(k, rt.state_of(v)) for k, v in megatrons.get_states().items()]
 
 
-def test_uninstall_gives_megatron_its_own_tracker_back_with_the_states():
+def test_a_tracker_seeded_before_megatrons_import_passes_megatrons_isinstance_checks():
+    """README order: install(), seed, then Megatron is imported."""
+    m.install()
+    m.model_parallel_cuda_manual_seed(5, tp_rank=0, ep_rank=0, etp_rank=0)
+    seeded = m.get_cuda_rng_tracker()
+    forget_modules("megatron")
+    sys.path.insert(0, os.path.join(STANDINS, "standin_megatron"))
+    import megatron.core.tensor_parallel.random as random  # patched as it is imported
+    from rngtrk.torch._megatron_install import INSTALLER
+    megatrons_class = INSTALLER.originals(random.__name__)["CudaRNGStatesTracker"]
+    assert megatrons_class.__module__ == random.__name__ and megatrons_class is not random.CudaRNGStatesTracker
+    assert random.get_cuda_rng_tracker() is seeded
+    assert isinstance(seeded, megatrons_class), "the process tracker was given the bridged class"
+    assert dict(random.get_all_rng_states()) and isinstance(seeded, m.CudaRNGStatesTracker)
+
+
+def test_uninstall_puts_megatron_back_and_keeps_one_tracker():
     modules = import_standin()
-    random, tensor_parallel = modules[0], modules[1]
+    random, tensor_parallel, layers = modules[0], modules[1], modules[2]
     originals = random.get_cuda_rng_tracker, random.CudaRNGStatesTracker, tensor_parallel.get_cuda_rng_tracker
     m.install()
+    from megatron.core.tensor_parallel.random import get_cuda_rng_tracker as bound_while_installed
     m.model_parallel_cuda_manual_seed(9, tp_rank=0, ep_rank=0, etp_rank=0)
-    with m.get_cuda_rng_tracker().fork():
+    tracker = m.get_cuda_rng_tracker()
+    with tracker.fork():
         rt.rand(100)
-    states = {k: rt.state_of(v) for k, v in m.get_cuda_rng_tracker().get_states().items()}
     assert m.uninstall() and not m.installed() and not m.uninstall()
     assert (random.get_cuda_rng_tracker, random.CudaRNGStatesTracker, tensor_parallel.get_cuda_rng_tracker) == \
         originals
+    # One tracker, whichever name reaches it: Megatron's own, ours bound while installed, ours now.
+    assert random.get_cuda_rng_tracker() is tracker and layers.tracker_seen_by_layers() is tracker
+    assert bound_while_installed() is tracker and m.get_cuda_rng_tracker() is tracker
+    assert tracker.tracker.get_state("model-parallel-rng") == (9 + 2718, 100)
+    # New trackers are Megatron's again, and still one for every name.
+    random.initialize_rng_tracker(force_reset=True)
     theirs = random.get_cuda_rng_tracker()
-    assert type(theirs) is random.CudaRNGStatesTracker
-    assert {k: rt.state_of(v) for k, v in theirs.get_states().items()} == states
+    assert type(theirs) is random.CudaRNGStatesTracker and bound_while_installed() is theirs
     assert m.install(), "and it installs again"
     assert isinstance(random.get_cuda_rng_tracker(), m.CudaRNGStatesTracker)
+
+
+def test_a_reloaded_megatron_module_is_patched_again():
+    import importlib
+    random = import_standin()[0]
+    m.install()
+    importlib.reload(random)
+    assert random.get_cuda_rng_tracker is m.get_cuda_rng_tracker and m.installed()
+    m.uninstall()
+    importlib.reload(random)
+    assert random.get_cuda_rng_tracker is not m.get_cuda_rng_tracker, "after uninstall a reload is Megatron's"
 
 
 def recompute_mask(attention, p=0.5):
@@ -158,7 +191,5 @@ def test_megatrons_te_tracker_class_becomes_rngtrks_and_stays_tes():
         with tracker.fork("other"):
             pass
     m.uninstall()
-    assert extension.TECudaRNGStatesTracker is megatrons_te_class
-    theirs = random.get_cuda_rng_tracker()
-    assert type(theirs) is megatrons_te_class, "handed back to Megatron's TE tracker"
+    assert extension.TECudaRNGStatesTracker is megatrons_te_class and random.get_cuda_rng_tracker() is tracker
     forget_modules("rngtrk.torch.te")

@@ -46,6 +46,12 @@ def graph_safe_supported():
     return cuda_ready() and graph_safe_api()
 
 
+def capturing():
+    """Whether the current CUDA stream is capturing a graph (torch refuses
+    to copy or set a generator's state then)."""
+    return cuda_ready() and torch.cuda.is_current_stream_capturing()
+
+
 def require_cuda(what):
     if not cuda_ready():
         raise NoCudaError(f"{what} needs a CUDA device, and this torch has none")

@@ -8,8 +8,10 @@ object its getters return, the class its factories construct), and the
 attributes later imports copy.  An Installer does that for a list of
 ModulePatch: now for modules already imported, and through an import hook
 the moment the others are imported (so install() may come before or after
-the framework's import).  install() is idempotent; uninstall() puts every
-original back and removes the hook.
+the framework's import).  A watched module's loader is wrapped either way,
+so importlib.reload() of it applies the patch again.  install() is
+idempotent; uninstall() puts every original back (loaders included) and
+removes the hook.
 """
 import importlib.abc
 import importlib.machinery
@@ -22,8 +24,9 @@ _MISSING = object()
 class ModulePatch:
     """The attributes to set on one module: `attributes(module)` returns
     {name: value}, computed when the module is there (it may read the
-    module's originals).  `after(module)` and `before_undo(module)` run
-    right after applying and right before undoing."""
+    module's originals); uninstall() sets the originals back.  `after(module)`
+    runs right after applying (for state that uninstall must leave alone) and
+    `before_undo(module)` right before undoing."""
 
     def __init__(self, module_name, attributes, after=None, before_undo=None):
         self.module_name = module_name
@@ -75,7 +78,7 @@ class _Finder(importlib.abc.MetaPathFinder):
             self._busy.name = None
         if spec.loader is None or not hasattr(spec.loader, "exec_module"):
             return spec
-        spec.loader = _PatchingLoader(spec.loader, lambda module: self._installer._apply(patch, module))
+        spec.loader = self._installer._patching_loader(patch, spec.loader)
         return spec
 
 
@@ -103,6 +106,7 @@ class Installer:
             for patch in self._patches:
                 module = sys.modules.get(patch.module_name)
                 if module is not None:
+                    self._wrap_loader(patch, module)
                     self._apply(patch, module)
             return True
 
@@ -116,6 +120,9 @@ class Installer:
             for patch in reversed(self._patches):
                 module = sys.modules.get(patch.module_name)
                 originals = self._originals.pop(patch.module_name, None)
+                spec = getattr(module, "__spec__", None)
+                if spec is not None and isinstance(spec.loader, _PatchingLoader):
+                    spec.loader = module.__loader__ = spec.loader._loader
                 if module is None or originals is None:
                     continue
                 if patch.before_undo is not None:
@@ -131,6 +138,22 @@ class Installer:
         """{attribute: the value the patch replaced} of a patched module, or None."""
         originals = self._originals.get(module_name)
         return None if originals is None else {k: v for k, v in originals.items() if v is not _MISSING}
+
+    def _patching_loader(self, patch, loader):
+        def executed(module):
+            with self._lock:
+                if not self.installed:
+                    return
+                self._originals.pop(patch.module_name, None)  # (re-)executed: its attributes are fresh
+                self._apply(patch, module)
+        return _PatchingLoader(loader, executed)
+
+    def _wrap_loader(self, patch, module):
+        spec = getattr(module, "__spec__", None)
+        if spec is None or spec.loader is None or isinstance(spec.loader, _PatchingLoader) or \
+                not hasattr(spec.loader, "exec_module"):
+            return
+        spec.loader = module.__loader__ = self._patching_loader(patch, spec.loader)
 
     def _apply(self, patch, module):
         with self._lock:

@@ -4,8 +4,11 @@ CheckpointWithoutOutput and CheckpointWithoutOutputManager, with
 Megatron's signatures and behaviour (megatron/core/tensor_parallel/random.py).
 
 Both save every random state with rngtrk.torch.megatron._get_all_rng_states
-(copies: a recompute replays exactly) and, when the process tracker's ledger
-is on, prove the recompute drew what the forward drew (docs/ledger.md).
+(copies: a recompute replays exactly), recompute inside the forks that were
+open around the forward (so a name forked again inside continues its
+stream; Megatron's own functions recompute outside them) and, when the
+process tracker's ledger is on, prove the recompute drew what the forward
+drew (docs/ledger.md).
 install() leaves Megatron's own checkpoint functions in place; they reach
 rngtrk's states through the module functions it replaces.
 
@@ -21,6 +24,7 @@ import contextlib
 import torch
 
 from . import megatron as _m
+from ._tracker import is_rngtrk_tracker, open_forks, reopened
 from .checkpoint import RandomStates, Recompute, load_arguments, save_arguments
 
 
@@ -180,14 +184,21 @@ class CheckpointWithoutOutput:
         self.rng_states = None
         self.ctx = None
         self.outputs = None
+        self._ledger = self._mark = None
 
     def checkpoint(self, run_function, *args):
         """Runs run_function(*args) without a graph and returns its outputs."""
         self.run_function = run_function
         self.rng_states = _m._get_all_rng_states()
+        tracker = _m.get_cuda_rng_tracker()
+        self.open_forks = open_forks(tracker)
+        self._ledger = RandomStates(tracker) if is_rngtrk_tracker(tracker) else None
+        self._mark = self._ledger.mark() if self._ledger is not None else None
         if self.retain_input_tensors:
             self._saved_input_ptrs = {_storage(t).data_ptr() for t in args if isinstance(t, torch.Tensor)}
         outputs = CheckpointWithoutOutputFunction.apply(run_function, self, *args)
+        if self._mark is not None:
+            self._ledger.ledger.mark()  # the region ends here
         self.outputs = (outputs,) if isinstance(outputs, torch.Tensor) else outputs
         if self.ckpt_manager is not None:
             self.ckpt_manager.add_checkpoint(self)
@@ -203,7 +214,8 @@ class CheckpointWithoutOutput:
             _m._set_all_rng_states(*self.rng_states)
             recompute, fp8 = _fp8_contexts(self, recompute_phase=True)
             inputs = load_arguments(self.ctx)
-            with torch.enable_grad(), fp8, recompute:
+            replay = self._ledger.ledger.replay(self._mark) if self._mark is not None else contextlib.nullcontext()
+            with torch.enable_grad(), reopened(_m.get_cuda_rng_tracker(), self.open_forks), replay, fp8, recompute:
                 outputs = self.run_function(*inputs)
         self.run_function = None
         self.rng_states = None

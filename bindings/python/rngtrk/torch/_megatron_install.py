@@ -23,9 +23,11 @@ replaced there too.  megatron.core.extensions.transformer_engine's
 TECudaRNGStatesTracker becomes a class that is rngtrk.torch.te's and a
 subclass of Megatron's (and so of TransformerEngine's).
 
-uninstall() puts Megatron's objects back and hands the process tracker's
-states to a tracker of Megatron's own (modules imported while installed
-keep the names they bound, which reach rngtrk's process tracker).
+uninstall() puts Megatron's classes and functions back; the process tracker
+stays in Megatron's globals, which rngtrk.torch.megatron keeps reading, so
+names bound while installed and Megatron's own still reach one tracker (a
+tracker made from then on is Megatron's).  A tracker made before the bridge
+existed (seeded before Megatron's import) is given the bridged class.
 """
 from . import megatron as _m
 from ._install import Installer, ModulePatch
@@ -44,13 +46,33 @@ FUNCTIONS = (
 )
 
 
+_BRIDGES = {}
+
+
 def _bridge(ours, theirs, name):
     """A class that is `ours` (every method) and a subclass of `theirs`
-    (isinstance checks against the framework's class hold)."""
+    (isinstance checks against the framework's class hold); one per pair, so
+    a tracker made under one install() is still one after the next."""
     if theirs is None or not isinstance(theirs, type) or issubclass(ours, theirs):
         return ours
-    return type(name, (ours, theirs), {"__module__": ours.__module__, "__doc__": ours.__doc__,
-                                        "__qualname__": name})
+    if (ours, theirs) not in _BRIDGES:
+        _BRIDGES[ours, theirs] = type(name, (ours, theirs), {"__module__": ours.__module__, "__doc__": ours.__doc__,
+                                                             "__qualname__": name})
+    return _BRIDGES[ours, theirs]
+
+
+def _reclass(tracker):
+    """Gives an rngtrk tracker made before the bridge existed (say, seeded
+    before Megatron was imported) the bridged class of its flavour, so
+    Megatron's and TransformerEngine's isinstance checks hold for it too."""
+    if not is_rngtrk_tracker(tracker):
+        return
+    base = _m._classes["te" if getattr(tracker, "_te_flavour", False) else "megatron"]
+    if base is None:
+        return
+    target = _m._inference_class(base) if getattr(tracker, "_inference", False) else base
+    if not isinstance(tracker, target):
+        tracker.__class__ = target  # the same instance layout: a subclass of the tracker's own class
 
 
 def _carry_over(old):
@@ -76,48 +98,28 @@ def _random_attributes(module):
     _m._classes["megatron"] = bridged
     attributes = {name: getattr(_m, name) for name in FUNCTIONS}
     attributes["CudaRNGStatesTracker"] = bridged
-    # The process tracker: Megatron's, carried over, or else ours.
+    return attributes
+
+
+def _random_installed(module):
+    """The process tracker moves into Megatron's globals, which stay its
+    home after uninstall() too (every name, bound while installed or not,
+    then reaches one tracker): Megatron's tracker, carried over, or ours."""
     old = module.__dict__.get("_CUDA_RNG_STATE_TRACKER")
     if module.__dict__.get("_CUDA_RNG_STATE_TRACKER_INITIALIZED") and old is not None:
         tracker = old if is_rngtrk_tracker(old) else _carry_over(old)
     else:
         tracker = _m._home["_CUDA_RNG_STATE_TRACKER"] if _m._home["_CUDA_RNG_STATE_TRACKER_INITIALIZED"] else None
-    attributes["_CUDA_RNG_STATE_TRACKER"] = tracker
-    attributes["_CUDA_RNG_STATE_TRACKER_INITIALIZED"] = tracker is not None
-    return attributes
-
-
-def _random_installed(module):
+    _reclass(tracker)
+    module.__dict__["_CUDA_RNG_STATE_TRACKER"] = tracker
+    module.__dict__["_CUDA_RNG_STATE_TRACKER_INITIALIZED"] = tracker is not None
     _m._home = module.__dict__
 
 
 def _random_uninstalling(module):
-    """Back to Megatron's own tracker, with the process tracker's states."""
-    tracker = module.__dict__.get("_CUDA_RNG_STATE_TRACKER")
-    initialized = module.__dict__.get("_CUDA_RNG_STATE_TRACKER_INITIALIZED")
-    ours = vars(_m)
-    _m._home = ours
+    """New trackers are Megatron's class again; the process tracker stays."""
     _m._classes["megatron"] = _m.CudaRNGStatesTracker
     _m._classes["te"] = None
-    ours["_CUDA_RNG_STATE_TRACKER"] = tracker if initialized else None
-    ours["_CUDA_RNG_STATE_TRACKER_INITIALIZED"] = bool(initialized and tracker is not None)
-    module.__dict__["_rngtrk_handover"] = (tracker, initialized)
-
-
-def _random_uninstalled(module):
-    """After the originals are back: Megatron makes its own tracker, which
-    takes the states."""
-    tracker, initialized = module.__dict__.pop("_rngtrk_handover", (None, False))
-    module._CUDA_RNG_STATE_TRACKER = None
-    module._CUDA_RNG_STATE_TRACKER_INITIALIZED = False
-    if not (initialized and is_rngtrk_tracker(tracker)):
-        return
-    use_te = getattr(tracker, "_te_flavour", False)
-    module.initialize_rng_tracker(use_te, bool(getattr(tracker, "is_inference_rng_tracker", False)),
-                                  bool(getattr(tracker, "use_cudagraphable_rng", False)), force_reset=True)
-    states = tracker.get_states()
-    if states or tracker.is_initialized():
-        module._CUDA_RNG_STATE_TRACKER.set_states(states)
 
 
 def _package_attributes(module):
@@ -133,14 +135,18 @@ def _te_extension_attributes(module):
     return {"TECudaRNGStatesTracker": bridged}
 
 
+def _te_extension_installed(module):
+    _reclass(_m._home.get("_CUDA_RNG_STATE_TRACKER"))
+
+
 def _installer_random_originals():
-    return _INSTALLER.originals(RANDOM)
+    return INSTALLER.originals(RANDOM)
 
 
-_INSTALLER = Installer([
+INSTALLER = Installer([
     ModulePatch(RANDOM, _random_attributes, after=_random_installed, before_undo=_random_uninstalling),
     ModulePatch(PACKAGE, _package_attributes),
-    ModulePatch(TE_EXTENSION, _te_extension_attributes),
+    ModulePatch(TE_EXTENSION, _te_extension_attributes, after=_te_extension_installed),
 ])
 
 
@@ -148,20 +154,17 @@ def install():
     """Makes every Megatron-LM call site use rngtrk trackers (module text);
     before or after Megatron is imported; a second call does nothing.
     Returns True if it installed now."""
-    return _INSTALLER.install()
+    return INSTALLER.install()
 
 
 def uninstall():
-    """Undoes install(); Megatron's own tracker takes the process tracker's
-    states.  Returns True if it was installed."""
-    import sys
-    random = sys.modules.get(RANDOM)
-    done = _INSTALLER.uninstall()
-    if done and random is not None:
-        _random_uninstalled(random)
-    return done
+    """Undoes install(): Megatron's classes and functions are back, so new
+    trackers are Megatron's.  The process tracker stays where it is, in
+    Megatron's globals, so names bound while installed and Megatron's own
+    reach the same one.  Returns True if it was installed."""
+    return INSTALLER.uninstall()
 
 
 def installed():
     """Whether install() is in effect."""
-    return _INSTALLER.installed
+    return INSTALLER.installed

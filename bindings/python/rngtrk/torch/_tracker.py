@@ -22,7 +22,9 @@ from:
   (clone_state), so a saved state is not advanced by later draws and an
   activation recompute replays exactly.  set_states copies into the live
   generators rather than replacing them, so graphs that registered them
-  stay valid.
+  stay valid.  While a CUDA graph is being captured, torch can neither copy
+  nor set a generator's state: get_states() and the checkpoint functions
+  then hand out and take back the live generators, as upstream does.
 * on CPU-only torch, rngtrk's own active state: a fork makes the named
   state active in the rngtrk tracker, and rngtrk.torch's ops draw from it
   (torch's CPU generator, a Mersenne Twister, is left alone).  The tracker's
@@ -36,11 +38,11 @@ from collections.abc import Mapping
 
 import torch
 
-from ..errors import DuplicateNameError, DuplicateSeedError, ForkOrderError, UnknownNameError, invalid
+from ..errors import DuplicateNameError, DuplicateSeedError, ForkOrderError, UnavailableError, UnknownNameError, invalid
 from ..state import PhiloxState
 from ..tracker import DEFAULT_FORK_NAME, Tracker
 from ._generators import (
-    cuda_ready, default_generator, new_generator, read_generator, state_of, state_tensor, write_generator,
+    capturing, cuda_ready, default_generator, new_generator, read_generator, state_of, state_tensor, write_generator,
 )
 
 CHECKPOINT_KEY = "rngtrk_checkpoint"
@@ -125,9 +127,7 @@ class RngtrkStatesTracker:
         self._c_forks = []     # per open fork: the rngtrk tracker's fork, entered
         self._fork_of = {}     # name -> the rngtrk tracker's fork context (its name encoded once)
         self._initialized = len(self.tracker) > 0
-        if self._graph_safe:
-            self._generators = {name: new_generator(PhiloxState.from_bytes(raw))
-                                for name, raw in self.tracker.get_states().items()}
+        self._refresh_generators()
 
     @property
     def graph_safe(self):
@@ -168,6 +168,8 @@ class RngtrkStatesTracker:
         graph-safe mode torch.Generator copies (clone_state).  A snapshot:
         later draws do not change it, also when taken inside a fork."""
         if self._graph_safe:
+            if capturing():
+                return dict(self._generators)
             return {name: generator.clone_state() for name, generator in self._generators.items()}
         self._sync_open()
         return {name: state_tensor(PhiloxState.from_bytes(raw)) for name, raw in self.tracker.get_states().items()}
@@ -178,18 +180,28 @@ class RngtrkStatesTracker:
         graph-safe mode the values are copied into the live generators."""
         if not isinstance(states, Mapping):
             raise TypeError(f"set_states takes a mapping of name to state, not {type(states).__name__}")
+        if self._graph_safe and capturing():
+            self._set_states_capturing(states)
+            return
         converted = {name: state_of(value, f"state {name!r}") for name, value in states.items()}
         self.tracker.set_states(converted)
-        if self._graph_safe:
-            generators = {}
-            for name, state in converted.items():
-                generator = self._generators.get(name)
-                if generator is None:
-                    generator = new_generator(state)
-                else:
-                    write_generator(generator, state)
-                generators[name] = generator
-            self._generators = generators
+        self._refresh_generators()
+        self._initialized = True
+        self._states_changed()
+
+    def _set_states_capturing(self, states):
+        """set_states during a graph capture: the same names, each given its
+        live generator back (what get_states() handed out then) or another
+        torch.Generator, which the name then uses, as upstream stores it."""
+        if list(states) != list(self._generators):
+            raise UnavailableError(f"set_states during a CUDA graph capture keeps the names "
+                                   f"{list(self._generators)}, not {list(states)}")
+        for name, value in states.items():
+            if not isinstance(value, torch.Generator):
+                raise UnavailableError(f"set_states during a CUDA graph capture takes torch.Generators (torch "
+                                       f"cannot set a generator's state then); state {name!r} is a "
+                                       f"{type(value).__name__}")
+        self._generators = dict(states)
         self._initialized = True
         self._states_changed()
 
@@ -249,18 +261,19 @@ class RngtrkStatesTracker:
         if not self._open or self._open[-1] != name:
             raise ForkOrderError(f"leaving fork {name!r} but the innermost open fork is "
                                  f"{self._current_state_name!r}")
-        outside = self._outside[-1]
-        if self._graph_safe:
-            default_generator().graphsafe_set_state(outside)
-        elif self._cuda:
-            generator = default_generator()
-            self.tracker.set_state(name, read_generator(generator))
-            # The outer name resumes from its stored state (a nested fork of
-            # it may have moved it); outside every fork, the default resumes.
-            write_generator(generator, self.tracker.get_state(self._open[-2]) if len(self._open) > 1 else outside)
-        self._c_forks.pop().__exit__(None, None, None)
         self._open.pop()
-        self._outside.pop()
+        outside, c_fork = self._outside.pop(), self._c_forks.pop()
+        try:
+            if self._graph_safe:
+                default_generator().graphsafe_set_state(outside)
+            elif self._cuda:
+                generator = default_generator()
+                self.tracker.set_state(name, read_generator(generator))
+                # The outer name resumes from its stored state (a nested fork
+                # of it may have moved it); outside every fork, the default.
+                write_generator(generator, self.tracker.get_state(self._open[-1]) if self._open else outside)
+        finally:
+            c_fork.__exit__(None, None, None)
 
     def _sync_open(self):
         """CUDA, not graph-safe: the innermost open fork's progress lives in
@@ -348,6 +361,11 @@ class RngtrkStatesTracker:
     def peek(self):
         """The state the next draw starts from: the generator's (module text)."""
         if self._cuda:
+            if capturing():
+                raise UnavailableError("rngtrk.torch's random ops read torch's generator on the host, which a "
+                                       "CUDA graph capture forbids (or would bake one offset into every "
+                                       "replay): inside a captured fork use torch's own ops, or "
+                                       "rngtrk.cuda_sample_graphsafe")
             return read_generator(default_generator())
         return self.tracker.active_state()
 
@@ -394,9 +412,15 @@ def capture_all(tracker):
     """(torch's CPU generator state, the generator's state, tracker.get_states()):
     Megatron-LM's _get_all_rng_states for `tracker`, with copies throughout
     (the generator's state as a 16-byte tensor, or in graph-safe mode a
-    clone_state() Generator), so later draws do not move what was saved."""
+    clone_state() Generator), so later draws do not move what was saved.
+    During a graph capture, graph-safe trackers give live references (torch
+    copies nothing then); a tracker that is not rngtrk's (Megatron's own,
+    after uninstall) gives what upstream gives."""
+    if not is_rngtrk_tracker(tracker):
+        return torch.get_rng_state(), torch.cuda.get_rng_state() if cuda_ready() else None, tracker.get_states()
     if tracker._graph_safe:
-        generator = default_generator().clone_state()
+        generator = default_generator()
+        generator = generator.graphsafe_get_state() if capturing() else generator.clone_state()
     else:
         generator = state_tensor(tracker.generator_state())
     return torch.get_rng_state(), generator, tracker.get_states()
@@ -404,7 +428,31 @@ def capture_all(tracker):
 
 def restore_all(tracker, cpu_state, generator_state, states):
     """Puts back what capture_all took, by value: the generator keeps its
-    identity (a CUDA graph may have registered it) and takes the saved state."""
+    identity (a CUDA graph may have registered it) and takes the saved
+    state (during a graph capture: shares it, as upstream does)."""
     torch.set_rng_state(cpu_state)
-    tracker.set_generator_state(generator_state)
+    if not is_rngtrk_tracker(tracker):
+        if generator_state is not None:
+            torch.cuda.set_rng_state(generator_state)
+    elif tracker._graph_safe and capturing():
+        default_generator().graphsafe_set_state(generator_state)
+    else:
+        tracker.set_generator_state(generator_state)
     tracker.set_states(states)
+
+
+def reopened(tracker, names):
+    """A context manager entering the forks `names` (outermost first) of a
+    drop-in tracker: a recompute runs inside the forks its forward ran in,
+    so a name re-forked inside it continues the same stream."""
+    import contextlib
+    stack = contextlib.ExitStack()
+    if is_rngtrk_tracker(tracker):
+        for name in names:
+            stack.enter_context(tracker.fork(name))
+    return stack
+
+
+def open_forks(tracker):
+    """The names of a drop-in tracker's open forks, outermost first."""
+    return tuple(tracker._open) if is_rngtrk_tracker(tracker) else ()

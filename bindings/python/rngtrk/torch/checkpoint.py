@@ -12,17 +12,19 @@ Megatron-LM's signature, checkpoint(function, distribute_saved_activations,
 
 Forward: runs `function` without building a graph, after saving every
 random state (torch's CPU generator, the generator forks swap, and the
-tracker's named states: rngtrk.torch._tracker.capture_all); with the
-tracker's ledger on it takes a mark before and one after, which delimit the
-region.  Backward: restores those states, recomputes inside
-`tracker.replay(mark)` (every reservation must equal the forward's, in
-order), back-propagates, and puts the states back as they were.  Arguments
+tracker's named states: rngtrk.torch._tracker.capture_all) and the forks
+open around the call; with the tracker's ledger on it takes a mark before
+and one after, which delimit the region.  Backward: restores those states,
+recomputes inside the same forks (so a name the function forks again
+continues its stream, as in the forward) and inside `tracker.replay(mark)`
+(every reservation must equal the forward's, in order), back-propagates,
+and puts the states back as they were.  Arguments
 may mix tensors and other values, in any order.
 """
 import torch
 
 from ..errors import InvalidArgumentError
-from ._tracker import RngtrkStatesTracker, capture_all, restore_all
+from ._tracker import RngtrkStatesTracker, capture_all, open_forks, reopened, restore_all
 
 
 class RandomStates:
@@ -34,19 +36,27 @@ class RandomStates:
         self.ledger = tracker.tracker if isinstance(tracker, RngtrkStatesTracker) else tracker
 
     def capture(self):
+        """Every random state, and the forks open now (outermost first)."""
         if isinstance(self.tracker, RngtrkStatesTracker):
-            return capture_all(self.tracker)
+            return capture_all(self.tracker), open_forks(self.tracker)
         inner = self.tracker
-        return torch.get_rng_state(), inner.get_default(), inner.get_states()
+        return (torch.get_rng_state(), inner.get_default(), inner.get_states()), ()
 
     def restore(self, saved):
+        states, _ = saved
         if isinstance(self.tracker, RngtrkStatesTracker):
-            restore_all(self.tracker, *saved)
+            restore_all(self.tracker, *states)
             return
         inner = self.tracker
-        torch.set_rng_state(saved[0])
-        inner.set_default(saved[1])
-        inner.set_states(saved[2])
+        torch.set_rng_state(states[0])
+        inner.set_default(states[1])
+        inner.set_states(states[2])
+
+    def reopened(self, saved):
+        """The forks that were open at `saved`, entered again (a context
+        manager): the recompute runs where the forward ran, so a name it
+        forks again continues the same stream."""
+        return reopened(self.tracker, saved[1])
 
     def mark(self):
         """A ledger mark, or None when the tracker's ledger is off."""
@@ -114,7 +124,7 @@ class Recompute(torch.autograd.Function):
         after = states.capture()
         states.restore(ctx.before)
         try:
-            with torch.enable_grad():
+            with torch.enable_grad(), states.reopened(ctx.before):
                 if ctx.mark is None:
                     out = ctx.function(*args)
                 else:

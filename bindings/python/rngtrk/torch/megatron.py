@@ -103,7 +103,7 @@ def _inference_class(base):
             return contextlib.nullcontext()
 
         _INFERENCE_CLASSES[base] = type("InferenceCudaRNGStatesTracker", (base,), {
-            "__module__": __name__, "__doc__": "RNG tracker for inference.",
+            "__module__": __name__, "__doc__": "RNG tracker for inference.", "_inference": True,
             "add": add, "set_states": set_states, "fork": fork})
     return _INFERENCE_CLASSES[base]
 
@@ -191,7 +191,7 @@ def _get_cuda_rng_state(device="cuda", clone=False, graph_safe=False):
     the generator's live state).  On CPU-only torch: the process tracker's
     generator (rngtrk's active state) as a ByteTensor."""
     if not cuda_ready():
-        return state_tensor(get_cuda_rng_tracker().generator_state())
+        return state_tensor(_cpu_generator_owner().generator_state())
     generator = default_generator(device)
     if not graph_safe:
         return generator.get_state()
@@ -204,13 +204,22 @@ def _set_cuda_rng_state(new_state, device=-1, graph_safe=False):
     takes its 16 bytes (no clone).  On CPU-only torch: the process
     tracker's generator."""
     if not cuda_ready():
-        get_cuda_rng_tracker().set_generator_state(new_state)
+        _cpu_generator_owner().set_generator_state(new_state)
         return
     generator = default_generator(device)
     if graph_safe and isinstance(new_state, torch.Generator):
         generator.graphsafe_set_state(new_state)
     else:
         generator.set_state(state_tensor(state_of(new_state, "new_state")))
+
+
+def _cpu_generator_owner():
+    """On CPU-only torch the process tracker plays the CUDA generator; a
+    tracker of Megatron's own (after uninstall) cannot."""
+    tracker = get_cuda_rng_tracker()
+    if not is_rngtrk_tracker(tracker):
+        require_cuda("the CUDA generator of a tracker that is not rngtrk's")
+    return tracker
 
 
 def convert_cuda_rng_state(state, to_graphable=False):
@@ -280,7 +289,13 @@ def _coordinate(what, value, group, *, optional=False):
         return value
     if group is not None:
         import torch.distributed as dist
-        return dist.get_world_size(group=group) if what.endswith("world_size") else dist.get_rank(group=group)
+        if what.endswith("world_size"):
+            return dist.get_world_size(group=group)
+        rank = dist.get_rank(group=group)
+        if rank < 0:
+            raise RankUnavailableError(f"model_parallel_cuda_manual_seed: this process is not in the group "
+                                       f"given for {what}")
+        return rank
     state, reason = _parallel_state()
     if state is None:
         if optional:
