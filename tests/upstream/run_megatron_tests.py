@@ -31,10 +31,14 @@ def run(checkout, mode, nproc, extra, test=None):
               "--rootdir", checkout, test or os.path.join(checkout, TEST), *extra]
     if nproc > 1:
         # Rank 0's output is the one read (the others repeat it); the
-        # rendezvous is on 127.0.0.1, whatever the machine's name resolves to.
-        command = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--nproc_per_node", str(nproc),
-                   "--rdzv_backend", "c10d", "--rdzv_endpoint", "127.0.0.1:0", "--redirects", "2", "--tee", "1",
-                   "--no_python", sys.executable, *pytest]
+        # rendezvous is static on 127.0.0.1, whatever the machine's name resolves to.
+        import socket
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        command = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--node_rank", "0",
+                   "--nproc_per_node", str(nproc), "--master_addr", "127.0.0.1", "--master_port", str(port),
+                   "--redirects", "2", "--tee", "1", "--no_python", sys.executable, *pytest]
     else:
         command = [sys.executable, *pytest]
     done = subprocess.run(command, env=env, cwd=checkout, capture_output=True, text=True, timeout=1800)
