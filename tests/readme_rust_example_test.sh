@@ -11,7 +11,10 @@ check() {  # check FILE MARKER EXAMPLE EXPECTED_OUTPUT_LINE_PATTERN
     if [ "$block" != "$(cat "$top/bindings/rust/examples/$3.rs")" ]; then
         echo "FAIL: the Rust example in $1 differs from bindings/rust/examples/$3.rs"; fail=1
     fi
-    "$examples/$3" | grep -q "$4" || { echo "FAIL: examples/$3 did not print $4"; fail=1; }
+    # The whole output first: grep -q would close the pipe at its first
+    # match, and the example's next println! would panic on the broken pipe.
+    out=$("$examples/$3") || { echo "FAIL: examples/$3 exited $?"; fail=1; }
+    printf '%s\n' "$out" | grep -q "$4" || { echo "FAIL: examples/$3 did not print $4"; fail=1; }
 }
 check "$top/README.md" readme-rust-example readme '^{"format_version": 1, "default"'
 check "$top/docs/rust.md" rust-example tour '^duplicate seed: seed 3952'
