@@ -2,8 +2,9 @@
 # then its Python part (tools/demo_resume.py) and its Rust part
 # (bindings/rust/examples/demo_resume.rs) resume C's checkpoint, then the
 # Open MPI run.  It first installs what is missing (tools/install-deps.sh
-# demo); a part whose toolchain is still missing says so in one line and
-# the others run.
+# demo).  Without the build toolchain it stops, naming what to install; a
+# later part whose toolchain is still missing says so in one line and the
+# others run.
 DEMO := $(BUILD)/demo_training_loop
 DEMO_DIR := $(BUILD)/demo
 
@@ -12,7 +13,13 @@ $(DEMO): tools/demo_training_loop.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librng
 
 .PHONY: demo demo-run
 demo:
-	@tools/install-deps.sh demo || echo "demo: not every package could be installed; the parts that need them are skipped"
+	@tools/install-deps.sh demo || { \
+	    missing=$$(tools/install-deps.sh --missing build); \
+	    if [ -n "$$missing" ]; then \
+	        echo "demo: building rngtrk needs the Debian packages$$missing; install them, then run make demo again"; \
+	        exit 1; \
+	    fi; \
+	    echo "demo: not every package could be installed; the parts that need them are skipped"; }
 	@$(MAKE) --no-print-directory demo-run
 
 # A sub-make, so that the toolchains just installed are found (CARGO, MPICC).

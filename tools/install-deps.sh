@@ -2,6 +2,7 @@
 # Installs the Debian packages a part of rngtrk needs, when they are missing.
 #
 #   tools/install-deps.sh PART...
+#   tools/install-deps.sh --missing PART...   prints the missing packages, installs nothing
 #
 #   build        the library and the rngtrk command (make)
 #   python       the Python binding (cffi, numpy)
@@ -14,30 +15,34 @@
 #   reliability  sanitizers, valgrind and libFuzzer (make test-asan, test-valgrind, fuzz)
 #   abi          libabigail's abidw and abidiff (make abi-check)
 #   aarch64      the aarch64 cross compiler and qemu-user (make test-aarch64)
+#   fresh        debootstrap, which makes the new machine of make test-fresh
 #
 # Idempotent: when everything is present it prints nothing and changes
 # nothing.  Otherwise it says what it installs and runs apt-get (as root;
-# as another user through sudo when sudo works without a password).  When
-# it cannot install, it prints one line naming the missing packages and
-# exits 1.  On a system without dpkg it only says what it would need.
+# as another user through sudo when sudo works without a password), saying
+# every 20 seconds what apt is doing.  When it cannot install (not root, no
+# sudo) it prints one line naming the missing packages and the command, and
+# exits 1; when apt fails (no network, say) it prints apt's errors and exits 1.
+# On a system without dpkg it only says what it would need.
 set -u
 
 packages_of() {
     case $1 in
         build) echo g++ make binutils pkgconf ;;
-        python) echo python3 python3-cffi python3-numpy ;;
+        python) echo python3 python3-cffi python3-numpy python3-venv ;;
         rust) echo ;;  # cargo is looked for as a command, below
         mpi) echo openmpi-bin libopenmpi-dev python3-mpi4py ;;
         torch) echo python3-torch ;;
         demo) echo "$(packages_of build) $(packages_of python) $(packages_of mpi)" ;;
         test) echo "$(packages_of build) $(packages_of python) $(packages_of mpi) $(packages_of torch) gzip libgtest-dev" \
                    "librandom123-dev librandom123-doc python3-pytest python3-hypothesis python3-venv" \
-                   "python3-pip bindgen libclang-dev abigail-tools" ;;
+                   "python3-pip bindgen rustfmt libclang-dev abigail-tools cmake" ;;
         bench) echo libbenchmark-dev ;;
         reliability) echo valgrind clang-14 libclang-rt-14-dev ;;
         abi) echo abigail-tools ;;
         aarch64) echo g++-aarch64-linux-gnu qemu-user googletest file ;;
-        *) echo "install-deps: unknown part '$1' (build python rust mpi torch demo test bench reliability abi aarch64)" >&2
+        fresh) echo debootstrap ;;
+        *) echo "install-deps: unknown part '$1' (build python rust mpi torch demo test bench reliability abi aarch64 fresh)" >&2
            exit 2 ;;
     esac
 }
@@ -46,7 +51,9 @@ needs_cargo() {
     case $1 in rust | demo | test) return 0 ;; *) return 1 ;; esac
 }
 
-[ $# -gt 0 ] || { sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 2; }
+only_list=no
+[ "${1:-}" = --missing ] && { only_list=yes; shift; }
+[ $# -gt 0 ] || { sed -n '2,/^set -u/{/^#/s/^# \{0,1\}//p}' "$0"; exit 2; }
 wanted="" cargo=no
 for part in "$@"; do
     wanted="$wanted $(packages_of "$part")" || exit 2
@@ -67,6 +74,10 @@ for p in $wanted; do
     case " $missing " in *" $p "*) continue ;; esac
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
+if [ $only_list = yes ]; then
+    [ -z "$missing" ] || echo "$missing"
+    exit 0
+fi
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" = 0 ]; then
@@ -77,10 +88,32 @@ else
     echo "install-deps: missing Debian packages:$missing (not root; run: sudo apt-get install$missing)" >&2
     exit 1
 fi
+log=/tmp/rngtrk-install-deps.log
+: >"$log"
 echo "install-deps: installing$missing"
+echo "install-deps: apt-get update, then install: a few minutes on a new machine (log: $log)"
 export DEBIAN_FRONTEND=noninteractive
-if ! { $apt_get update -qq && $apt_get install -y -qq --no-install-recommends $missing; } >/tmp/rngtrk-install-deps.log 2>&1; then
-    echo "install-deps: apt-get could not install$missing (log: /tmp/rngtrk-install-deps.log)" >&2
-    tail -3 /tmp/rngtrk-install-deps.log >&2
+
+# Runs "$@" with its output in the log; every 20 s says what apt is at.
+run_apt() {
+    "$@" >>"$log" 2>&1 &
+    pid=$! waited=0
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 1
+        waited=$((waited + 1))
+        if [ $((waited % 20)) -eq 0 ]; then
+            at=$(grep -E '^(Get:|Unpacking |Setting up |Preparing )' "$log" | tail -1 | cut -c1-100)
+            echo "install-deps: working, ${waited} s: ${at:-$1 $2}"
+        fi
+    done
+    wait "$pid"
+}
+
+if ! run_apt $apt_get update -q || ! run_apt $apt_get install -y -q --no-install-recommends $missing; then
+    echo "install-deps: apt-get could not install$missing; apt said:" >&2
+    errors=$(grep -E '^(E:|Err:|W:)' "$log" | tail -8)
+    if [ -n "$errors" ]; then echo "$errors" >&2; else tail -8 "$log" >&2; fi
+    echo "install-deps: (the whole log: $log)" >&2
     exit 1
 fi
+echo "install-deps: installed$missing"
