@@ -11,7 +11,8 @@
 #   make fuzz          libFuzzer harnesses, FUZZ_SECONDS each (clang-14)
 #   make test-asan / test-tsan / test-valgrind   the C/C++ tests under sanitizers
 #   make bindgen       regenerate bindings/rust/rngtrk-sys/src/lib.rs from c_api/rngtrk.h (Debian's bindgen)
-#   make install       PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= PKGCONFIGDIR= BINDIR=
+#   make install       PREFIX=/usr/local DESTDIR= LIBDIR= INCLUDEDIR= PKGCONFIGDIR= CMAKEDIR= BINDIR=
+#                      (the library, headers, rngtrk.pc, the CMake package, the rngtrk command)
 #   make uninstall     the same variables
 # Built for baseline x86-64: no -march=native (users' CPUs differ).
 
@@ -30,6 +31,7 @@ PREFIX       ?= /usr/local
 LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR     ?= $(LIBDIR)/cmake/rngtrk
 BINDIR       ?= $(PREFIX)/bin
 DESTDIR      ?=
 
@@ -49,7 +51,9 @@ LIB_SOURCES := $(wildcard core/*.cpp) $(wildcard c_api/*.cpp)
 # The AVX2 and AVX-512 engines exist only for x86-64 targets; elsewhere
 # (aarch64: Grace in GH200/GB200 nodes) the scalar engine alone is built,
 # with the same bits (make test-aarch64).
-TARGET_MACHINE := $(shell $(CXX) -dumpmachine)
+# (Read quietly: before `make demo` has installed g++ there is no compiler to
+# ask, and this machine's own name says the same for a native build.)
+TARGET_MACHINE := $(shell $(CXX) -dumpmachine 2>/dev/null || uname -m)
 ifeq ($(findstring x86_64,$(TARGET_MACHINE)),)
 LIB_SOURCES := $(filter-out core/sample_avx2.cpp core/sample_avx512.cpp,$(LIB_SOURCES))
 endif
@@ -137,6 +141,16 @@ $(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h Makefile
 	@mkdir -p $(BUILD)
 	$(call make_pc,$@)
 
+# The CMake package (find_package(rngtrk CONFIG)): its paths are relative to
+# CMAKEDIR, so an installed tree can move.  The static target links what the
+# .pc's Libs.private names.
+define make_cmake_config
+sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@VERSION_MINOR@|$(VERSION_MINOR)|g' \
+    -e "s|@INCLUDEDIR_FROM_HERE@|$$(realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|" \
+    -e 's|@STATIC_LINK_LIBRARIES@|$(subst $(space),;,$(strip $(CUDA_PC_LIBS) stdc++ m pthread))|' $(1) > $(2)
+endef
+space := $(empty) $(empty)
+
 # The rngtrk command (tools/cli/) uses only the public C API, linked to the shared object.
 # `rngtrk sample --help` prints tools/cli/sample_usage.txt, which the Python
 # and Rust sample commands print too: here it becomes a C string literal.
@@ -159,16 +173,30 @@ install: lib $(CLI) $(DEVICE_HEADER)
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
 	$(call make_pc,$(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc)
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc
+	install -d $(DESTDIR)$(CMAKEDIR)
+	$(call make_cmake_config,pkgconfig/rngtrkConfig.cmake.in,$(DESTDIR)$(CMAKEDIR)/rngtrkConfig.cmake)
+	$(call make_cmake_config,pkgconfig/rngtrkConfigVersion.cmake.in,$(DESTDIR)$(CMAKEDIR)/rngtrkConfigVersion.cmake)
+	chmod 644 $(DESTDIR)$(CMAKEDIR)/rngtrkConfig.cmake $(DESTDIR)$(CMAKEDIR)/rngtrkConfigVersion.cmake
 	$(CC) -std=c99 -O2 -D_POSIX_C_SOURCE=200809L -Ic_api -I$(BUILD)/gen -o $(DESTDIR)$(BINDIR)/rngtrk $(CLI_SOURCES) -lm \
 	    -L$(BUILD) -lrngtrk -Wl,-rpath,$(LIBDIR)
+	@# What users of make install expect: programs find the library at once.
+	@# Installing for this machine (no DESTDIR) as root refreshes the loader's
+	@# cache; otherwise, and when LIBDIR is not among the loader's folders, say how.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null 2>&1; then \
+	    ldconfig; \
+	    if ldconfig -p | grep -q " => $(LIBDIR)/$(SONAME)$$"; then \
+	        echo "make install: ran ldconfig: programs find $(SONAME) in $(LIBDIR)"; \
+	    else echo "make install: $(LIBDIR) is not among the loader's folders: add it to /etc/ld.so.conf.d/ and run ldconfig, or run programs with LD_LIBRARY_PATH=$(LIBDIR)"; fi; \
+	else echo "make install: programs find $(SONAME) once ldconfig has run as root (or with LD_LIBRARY_PATH=$(DESTDIR)$(LIBDIR))"; fi
 
 uninstall:
+	rm -f $(DESTDIR)$(CMAKEDIR)/rngtrkConfig.cmake $(DESTDIR)$(CMAKEDIR)/rngtrkConfigVersion.cmake
 	rm -f $(DESTDIR)$(INCLUDEDIR)/rngtrk.h $(DESTDIR)$(INCLUDEDIR)/rngtrk_device.cuh $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc \
 	      $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) \
 	      $(DESTDIR)$(LIBDIR)/librngtrk.so $(DESTDIR)$(LIBDIR)/librngtrk.a $(DESTDIR)$(BINDIR)/rngtrk
 	@# The folders install made, when nothing else is in them (under a
 	@# DESTDIR, their parents too, up to it).
-	@for d in $(PKGCONFIGDIR) $(LIBDIR) $(INCLUDEDIR) $(BINDIR); do \
+	@for d in $(CMAKEDIR) $(PKGCONFIGDIR) $(LIBDIR) $(INCLUDEDIR) $(BINDIR); do \
 	    while [ -d "$(DESTDIR)$$d" ] && [ "$$d" != / ] && rmdir "$(DESTDIR)$$d" 2>/dev/null; do \
 	        [ -n "$(DESTDIR)" ] || break; d=$$(dirname "$$d"); \
 	    done; \

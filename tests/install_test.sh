@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make install DESTDIR=tmp`, then build a C99 program with nothing but
-# `pkg-config --cflags --libs rngtrk` (shared) and `--static` (static archive)
-# and run both against the installed copy.
+# `pkg-config --cflags --libs rngtrk` (shared) and `--static` (static archive),
+# and with CMake's find_package(rngtrk) (tests/cmake_consumer: the shared
+# and the static target), and run each against the installed copy.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
@@ -10,7 +11,8 @@ prefix=/opt/rngtrk-test
 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" install DESTDIR="$stage" PREFIX="$prefix" >/dev/null
 export PKG_CONFIG_PATH="$stage$prefix/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$stage"
 export PKG_CONFIG_LIBDIR="$PKG_CONFIG_PATH"
-for f in include/rngtrk.h lib/librngtrk.so lib/librngtrk.a lib/pkgconfig/rngtrk.pc bin/rngtrk; do
+for f in include/rngtrk.h lib/librngtrk.so lib/librngtrk.a lib/pkgconfig/rngtrk.pc bin/rngtrk \
+         lib/cmake/rngtrk/rngtrkConfig.cmake lib/cmake/rngtrk/rngtrkConfigVersion.cmake; do
     [ -e "$stage$prefix/$f" ] || { echo "FAIL: install did not create $prefix/$f"; exit 1; }
 done
 soname=$(readlink "$stage$prefix/lib/librngtrk.so")
@@ -31,6 +33,29 @@ $cc -std=c99 -o "$stage/consumer_static" "$top/tests/c/installed_consumer.c" \
     $(pkg-config --cflags rngtrk) "$stage$prefix/lib/librngtrk.a" \
     $(pkg-config --static --libs rngtrk | sed -e 's/-lrngtrk //' -e "s|-L$stage$prefix/lib||" -e "s|$stage/usr/local/cuda|/usr/local/cuda|g")
 "$stage/consumer_static"
+# CMake: find_package through CMAKE_PREFIX_PATH, the shared target (the
+# build tree's run path finds the staged library) and the static one; a
+# version the package cannot give is refused.
+cmake_build() {  # cmake_build DIR ARGS...: configure and build tests/cmake_consumer
+    dir=$1; shift
+    cmake -S "$top/tests/cmake_consumer" -B "$dir" -DCMAKE_PREFIX_PATH="$stage$prefix" "$@" >"$dir.log" 2>&1 &&
+        cmake --build "$dir" >>"$dir.log" 2>&1 || { echo "FAIL: CMake consumer ($*)"; cat "$dir.log"; exit 1; }
+}
+cmake_build "$stage/cmake-shared"
+"$stage/cmake-shared/consumer"
+ldd "$stage/cmake-shared/consumer" | grep -q "$stage$prefix/lib/librngtrk.so" \
+    || { echo "FAIL: the CMake consumer did not load the installed library"; exit 1; }
+cmake_build "$stage/cmake-static" -DRNGTRK_STATIC=ON
+"$stage/cmake-static/consumer"
+! ldd "$stage/cmake-static/consumer" | grep -q librngtrk || { echo "FAIL: the static target linked the .so"; exit 1; }
+sed 's/find_package(rngtrk 0.1 /find_package(rngtrk 0.2 /' "$top/tests/cmake_consumer/CMakeLists.txt" \
+    >"$stage/wrong-version.txt"
+mkdir -p "$stage/wrong" && cp "$stage/wrong-version.txt" "$stage/wrong/CMakeLists.txt" && mkdir -p "$stage/c" &&
+    cp "$top/tests/c/installed_consumer.c" "$stage/c/"
+if cmake -S "$stage/wrong" -B "$stage/wrong-build" -DCMAKE_PREFIX_PATH="$stage$prefix" >"$stage/wrong.log" 2>&1; then
+    echo "FAIL: find_package(rngtrk 0.2) accepted 0.1"; exit 1
+fi
+grep -q "0.1.0" "$stage/wrong.log" || { echo "FAIL: the refusal does not name the version found"; cat "$stage/wrong.log"; exit 1; }
 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" uninstall DESTDIR="$stage" PREFIX="$prefix" >/dev/null
 # Nothing is left, not even the folders install made.
 [ ! -e "$stage$prefix" ] || { echo "FAIL: uninstall left: $(find "$stage$prefix")"; exit 1; }
@@ -40,4 +65,4 @@ env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" install DESTDIR="$stage" PREFIX=
 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" uninstall DESTDIR="$stage" PREFIX=/keep >/dev/null
 [ -e "$stage/keep/lib/other.so" ] && [ ! -e "$stage/keep/include" ] ||
     { echo "FAIL: uninstall removed a folder in use, or left an empty one: $(find "$stage/keep")"; exit 1; }
-echo "install: ok (make install/uninstall, pkg-config shared and static)"
+echo "install: ok (make install/uninstall; pkg-config and CMake, shared and static)"
