@@ -3,7 +3,8 @@
 # this working tree's uncommitted changes carried over): plain `make`
 # builds the library, its soname link, the static library, rngtrk.pc, the
 # rngtrk command and the device header; then `make -j2 demo` runs from
-# `make clean` and every part of it reports OK.
+# `make clean` and every part of it reports OK; then the README's Python
+# install commands, as written, give a venv that runs the README's example.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
@@ -29,3 +30,17 @@ oks=$(grep -c "^OK" "$tmp/demo.log")
 skips=$(grep -c "^demo: .* skipped" "$tmp/demo.log" || true)
 # C, Python, Rust and the two MPI runs each end with an OK line, unless skipped.
 [ $((oks + skips)) -ge 4 ] || { echo "make demo printed $oks OK lines and $skips skips:"; cat "$tmp/demo.log"; exit 1; }
+
+# The README's Python install commands, exactly as written, in the clone;
+# then the README's Python example from another folder with that venv.
+sed -n '/<!-- readme-python-install:begin -->/,/<!-- readme-python-install:end -->/p' README.md \
+    | sed -n '/^```sh$/,/^```$/p' | sed '1d;$d' >"$tmp/install.sh"
+[ -s "$tmp/install.sh" ] || { echo "no readme-python-install block in README.md"; exit 1; }
+PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 sh -eux "$tmp/install.sh" >"$tmp/install.log" 2>&1 ||
+    { echo "the README's Python install commands failed:"; tail -20 "$tmp/install.log"; exit 1; }
+sed -n '/<!-- readme-python-example:begin -->/,/<!-- readme-python-example:end -->/p' README.md \
+    | sed -n '/^```python$/,/^```$/p' | sed '1d;$d' >"$tmp/example.py"
+mkdir "$tmp/elsewhere"
+(cd "$tmp/elsewhere" && env -u PYTHONPATH -u RNGTRK_LIBRARY "$clone/.venv/bin/python" "$tmp/example.py") \
+    >"$tmp/example.log" 2>&1 || { echo "the README's Python example failed in that venv:"; cat "$tmp/example.log"; exit 1; }
+grep -q '"model-parallel-rng"' "$tmp/example.log" || { echo "unexpected output:"; cat "$tmp/example.log"; exit 1; }

@@ -9,7 +9,9 @@ parser for the forms used there, so Python < 3.11 needs no tomli) and the
 version from rngtrk/_cdef.py, i.e. from c_api/rngtrk.h.
 
 The wheel carries librngtrk in the package folder, so the installed
-package works from any directory with no environment variable:
+package works from any directory with no environment variable, and says
+which library it carries in .dist-info/bundled_library.json (the file, its
+sha256 and size, the version the library reports, where it was taken from):
 
 - RNGTRK_BUNDLE_LIBRARY=/path/to/librngtrk.so.0 bundles that file;
 - otherwise, built from an rngtrk checkout, it runs `make lib` there (a
@@ -113,12 +115,21 @@ def _library_to_bundle():
 
 
 def _bundled_library():
+    """(path in the wheel, bytes, the record of it for bundled_library.json), or None."""
     path = _library_to_bundle()
     if path is None:
         return None
     major = _version().split(".")[0]
     with open(path, "rb") as f:
-        return (f"{PACKAGE}/librngtrk.so.{major}", f.read())
+        data = f.read()
+    import ctypes
+    import json
+    opened = ctypes.CDLL(os.path.abspath(path))
+    opened.rngtrk_version_string.restype = ctypes.c_char_p
+    record = {"file": f"{PACKAGE}/librngtrk.so.{major}", "sha256": hashlib.sha256(data).hexdigest(),
+              "size": len(data), "version": opened.rngtrk_version_string().decode("ascii"),
+              "source": os.path.realpath(path)}
+    return (record["file"], data, json.dumps(record, indent=1, sort_keys=True).encode() + b"\n")
 
 
 def _record_line(path, data):
@@ -126,12 +137,13 @@ def _record_line(path, data):
     return f"{path},sha256={digest},{len(data)}"
 
 
-def _write_wheel(directory, files, tag, purelib):
+def _write_wheel(directory, files, tag, purelib, dist_info_files=()):
     dist_info = f"{PACKAGE}-{_version()}.dist-info"
     wheel_text = (f"Wheel-Version: 1.0\nGenerator: rngtrk_build\nRoot-Is-Purelib: {str(purelib).lower()}\n"
                   f"Tag: {tag}\n")
     files = files + [(f"{dist_info}/METADATA", _metadata().encode()),
-                     (f"{dist_info}/WHEEL", wheel_text.encode())]
+                     (f"{dist_info}/WHEEL", wheel_text.encode())] + \
+        [(f"{dist_info}/{name}", data) for name, data in dist_info_files]
     record = "\n".join(_record_line(p, d) for p, d in files) + f"\n{dist_info}/RECORD,,\n"
     files.append((f"{dist_info}/RECORD", record.encode()))
     filename = f"{PACKAGE}-{_version()}-{tag}.whl"
@@ -163,7 +175,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     if library is None:
         return _write_wheel(wheel_directory, files, "py3-none-any", purelib=True)
     platform = re.sub(r"[-.]", "_", sysconfig.get_platform())
-    return _write_wheel(wheel_directory, files + [library], f"py3-none-{platform}", purelib=False)
+    path, data, record = library
+    return _write_wheel(wheel_directory, files + [(path, data)], f"py3-none-{platform}", purelib=False,
+                        dist_info_files=[("bundled_library.json", record)])
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):

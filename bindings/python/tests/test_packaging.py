@@ -139,3 +139,42 @@ def test_the_sdist_holds_what_a_wheel_build_needs(tmp_path):
     assert build.returncode == 0, build.stderr
     wheel = zipfile.ZipFile(tmp_path / build.stdout.strip())
     assert "rngtrk/_cdef.py" in wheel.namelist()
+
+
+def test_pip_wheel_makes_a_wheel_that_installs_alone_and_runs_the_readme_example(venv, tmp_path):
+    """`pip wheel bindings/python`: the wheel file alone installs into a
+    fresh --system-site-packages venv (Debian's cffi and numpy), runs the
+    README's Python example from another directory, and says in
+    .dist-info/bundled_library.json which library it carries."""
+    env = dict(os.environ, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("PYTHONPATH", None)
+    dist = tmp_path / "dist"
+    made = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index", "-w", str(dist),
+                           BINDING_DIR], capture_output=True, text=True, env=env)
+    assert made.returncode == 0, made.stdout + made.stderr
+    (wheel_path,) = dist.glob("rngtrk-0.1.0-*.whl")
+    wheel = zipfile.ZipFile(wheel_path)
+    import hashlib
+    import json
+    record = json.loads(wheel.read("rngtrk-0.1.0.dist-info/bundled_library.json"))
+    bundled = wheel.read(record["file"])
+    assert record["sha256"] == hashlib.sha256(bundled).hexdigest() and record["size"] == len(bundled)
+    assert record["version"] == "0.1.0" and record["source"] == os.path.realpath(LIBRARY)
+    fresh = tmp_path / "fresh-venv"
+    assert subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(fresh)]).returncode == 0
+    installed = subprocess.run([str(fresh / "bin" / "pip"), "install", "--no-index", str(wheel_path)],
+                               capture_output=True, text=True, env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    with open(os.path.join(REPO, "README.md")) as f:
+        readme = f.read()
+    example = readme.split("<!-- readme-python-example:begin -->")[1].split("```python")[1].split("```")[0]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ran = subprocess.run([str(fresh / "bin" / "python"), "-c", example], capture_output=True, text=True,
+                         cwd=str(elsewhere), env={k: v for k, v in env.items() if k != "RNGTRK_LIBRARY"})
+    assert ran.returncode == 0, ran.stderr
+    assert '"model-parallel-rng"' in ran.stdout
+    shown = subprocess.run([str(fresh / "bin" / "python"), "-c", "import importlib.metadata as m; "
+                            "print(m.distribution('rngtrk').read_text('bundled_library.json'))"],
+                           capture_output=True, text=True, cwd=str(elsewhere), env=env)
+    assert json.loads(shown.stdout) == record, "the installed package still says which library it carries"
