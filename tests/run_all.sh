@@ -2,7 +2,10 @@
 # Runs every test suite (called by `make test` after the build) and ends with
 # one line "rngtrk: N passed, N failed, N skipped".  GoogleTest suites count
 # their tests; each script check counts as one test.
+#   tests/run_all.sh         everything (make test)
+#   tests/run_all.sh check   the fast inner loop (make check): unit tests only
 set -u
+mode=${1:-all}
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
 passed=0 failed=0 skipped=0
@@ -49,9 +52,12 @@ pytest_suite() {
 cargo_suite() {
     name=$1; shift
     echo "== $name"
-    (cd "$top/bindings/rust" && "$cargo" test --offline --workspace) >"$log" 2>&1
+    # --no-fail-fast: a failing test binary does not stop the others (the
+    # doc tests run last); an ignored test is a skip, shown with its reason.
+    (cd "$top/bindings/rust" && "$cargo" test --offline --workspace --no-fail-fast "$@") >"$log" 2>&1
     code=$?
     grep -E '^test .* FAILED$|^SKIPPED|panicked' "$log" | head -40
+    grep -E '^test .* \.\.\. ignored' "$log" | sed 's/^test /skipped: /' | head -10
     p=0 f=0 s=0
     for n in $(sed -n 's/^test result: [A-Za-z]*\. \([0-9]*\) passed.*/\1/p' "$log"); do p=$((p + n)); done
     for n in $(sed -n 's/^test result: .* \([0-9]*\) failed.*/\1/p' "$log"); do f=$((f + n)); done
@@ -76,6 +82,21 @@ python=${PYTHON:-/usr/bin/python3}
 # rustup installs into ~/.cargo/bin, which a non-login shell may not have on PATH.
 cargo=${CARGO:-$(command -v cargo || echo "$HOME/.cargo/bin/cargo")}
 cxx=${CXX:-c++}
+if [ "$mode" = check ]; then
+    gtest "core tests (Random123 oracle, CRC-32, names)" "$build/tests/core_tests"
+    gtest "C API tests (vectors, stream, tracker, checkpoints, cuRAND oracle)" "$build/tests/api_tests"
+    pytest_suite "Python binding (cffi), without the packaging tests" "$top/bindings/python/tests" \
+        --ignore="$top/bindings/python/tests/test_packaging.py"
+    if command -v "$cargo" >/dev/null 2>&1; then
+        cargo_suite "Rust workspace: unit and integration tests" --lib --tests
+    else
+        echo "== Rust: skipped: no cargo (Debian: cargo; make test installs it)"
+    fi
+    echo "make check is the fast loop; make test runs everything"
+    echo "check: $passed passed, $failed failed, $skipped skipped"
+    [ $failed -eq 0 ]
+    exit
+fi
 check "shared vectors are up to date" "$python" "$top/tests/vectors/generate.py" --check
 check "header alone, C99 -pedantic -Werror" $cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only \
     -I"$top/c_api" "$top/tests/c/header_alone.c"
@@ -103,7 +124,11 @@ check "crash-safe checkpoint files under SIGKILL" "$build/tests/crash_safe_test"
 check "exports: rngtrk_* only (version nodes too), each function in an rngtrk_N.M node" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/rngtrk.h"
 check "the ABI gate fails on breaks and passes additions" "$top/tests/abi_gate_test.sh"
 check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")"
-check "install + pkg-config consumer" "$top/tests/install_test.sh"
+check "install: pkg-config and CMake consumers, shared and static" "$top/tests/install_test.sh"
+check "install-deps without root, or without a network: one clear line, apt's errors, a clean stop" \
+    "$top/tests/install_deps_test.sh"
+check "Rust outside the checkout: a path dependency and the packed rngtrk-sys link the installed library" \
+    "$top/tests/rust_outside_test.sh"
 check "rngtrk command" "$top/tests/cli_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "rngtrk inspect on hostile files (one-line errors, bounded memory)" "$top/tests/cli_fault_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "rngtrk seeds and dtensor-offsets" "$top/tests/cli_distributed_test.sh" "$build/rngtrk"

@@ -77,6 +77,20 @@ test:
 	@$(MAKE) --no-print-directory test-programs
 	tests/run_all.sh
 
+# `make test-fresh`: the README's commands on a new, minimal Debian (as root:
+# debootstrap, a chroot in a private mount namespace; tests/fresh_machine_test.sh).
+.PHONY: test-fresh
+test-fresh:
+	tests/fresh_machine_test.sh
+
+# `make check`: the developers' fast inner loop (docs/testing.md): the C and
+# C++ unit tests, the Python tests but the packaging ones, and the Rust unit
+# and integration tests.  No MPI, no torch.distributed, no fresh clone, no
+# package installs; `make test` remains the whole suite.
+.PHONY: check
+check: all $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/run_recipe
+	tests/run_all.sh check
+
 # Sanitizers: the C/C++ test programs rebuilt with the library under
 # AddressSanitizer + UndefinedBehaviorSanitizer, or ThreadSanitizer, in their
 # own build folders (no CUDA: nvcc does not take these flags).

@@ -1,0 +1,113 @@
+#!/bin/sh
+# Rust outside this checkout: rngtrk installed with `make install` into a
+# prefix, then
+#   1. a crate of its own, outside the repository, that depends on the
+#      rngtrk crates by path builds, links the installed library (found by
+#      rngtrk-sys's build script through the pkg-config command) and runs;
+#   2. `cargo package --offline` packs both crates, and rngtrk-sys as packed
+#      (out of the repository, as crates.io would hand it out) stops with
+#      one message naming what to do when no librngtrk can be found, and
+#      links the installed one when pkg-config finds it.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cargo=${CARGO:-$(command -v cargo || echo "$HOME/.cargo/bin/cargo")}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+prefix="$stage/prefix"
+env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" install PREFIX="$prefix" >/dev/null
+installed="$prefix/lib/pkgconfig"
+export CARGO_TARGET_DIR="$stage/target"
+
+# 1. A crate outside the repository, depending on rngtrk by path.
+mkdir -p "$stage/app/src"
+cat >"$stage/app/Cargo.toml" <<EOF
+[package]
+name = "outside"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+rngtrk = { path = "$top/bindings/rust" }
+
+[workspace]
+EOF
+cat >"$stage/app/src/main.rs" <<'EOF'
+fn main() -> Result<(), rngtrk::Error> {
+    let mut tracker = rngtrk::Tracker::new()?;
+    tracker.add("model-parallel-rng", 3952)?;
+    let mut mask = [0f32; 4];
+    tracker.fork("model-parallel-rng")?.uniform_f32(&mut mask)?;
+    println!("outside: {} {:?}", rngtrk::version_string(), mask);
+    Ok(())
+}
+EOF
+(cd "$stage/app" && PKG_CONFIG_PATH="$installed" "$cargo" build --offline --quiet) >"$stage/app.log" 2>&1 ||
+    { echo "FAIL: a crate outside the repository did not build"; cat "$stage/app.log"; exit 1; }
+# A program of the user's finds the library as any program does: here, a
+# prefix outside the loader's folders, through LD_LIBRARY_PATH.
+export LD_LIBRARY_PATH="$prefix/lib"
+out=$("$stage/target/debug/outside") && printf '%s\n' "$out" | grep -q "^outside: 0\.1\.0 \[" ||
+    { echo "FAIL: it did not run"; exit 1; }
+ldd "$stage/target/debug/outside" | grep -q "$prefix/lib/librngtrk.so" ||
+    { echo "FAIL: it did not link the installed library:"; ldd "$stage/target/debug/outside"; exit 1; }
+
+# 2. The crates as packed.  rngtrk's dependency on rngtrk-sys resolves in a
+# registry, as on crates.io once rngtrk-sys is published: a recent cargo
+# packs the workspace into a local registry and verifies both; an older one
+# packs one crate at a time, so a directory source holding the packed
+# rngtrk-sys stands in for crates.io while rngtrk is packed and verified.
+cd "$top/bindings/rust"
+packed="$stage/target/package"
+"$cargo" package --offline --allow-dirty -p rngtrk-sys >"$stage/package.log" 2>&1 ||
+    { echo "FAIL: cargo package -p rngtrk-sys"; cat "$stage/package.log"; exit 1; }
+if "$cargo" package --offline --allow-dirty --workspace >>"$stage/package.log" 2>&1; then
+    echo "cargo package: rngtrk-sys and rngtrk packed and verified (one local registry)"
+else
+    vendor="$stage/vendor"
+    mkdir -p "$vendor"
+    tar -xzf "$packed/rngtrk-sys-0.1.0.crate" -C "$vendor"
+    ${PYTHON:-/usr/bin/python3} - "$vendor/rngtrk-sys-0.1.0" "$packed/rngtrk-sys-0.1.0.crate" <<'PY'
+import hashlib, json, os, sys
+root, crate = sys.argv[1], sys.argv[2]
+digest = lambda path: hashlib.sha256(open(path, "rb").read()).hexdigest()
+files = {os.path.relpath(os.path.join(d, f), root): digest(os.path.join(d, f))
+         for d, _, fs in os.walk(root) for f in fs}
+json.dump({"files": files, "package": digest(crate)}, open(os.path.join(root, ".cargo-checksum.json"), "w"))
+PY
+    "$cargo" package --offline --allow-dirty -p rngtrk --config 'source.crates-io.replace-with="packed"' \
+        --config "source.packed.directory=\"$vendor\"" >>"$stage/package.log" 2>&1 ||
+        { echo "FAIL: cargo package -p rngtrk"; cat "$stage/package.log"; exit 1; }
+    echo "cargo package: rngtrk-sys packed and verified, then rngtrk against it ($("$cargo" --version))"
+fi
+mkdir -p "$stage/crates"
+tar -xzf "$packed/rngtrk-sys-0.1.0.crate" -C "$stage/crates"
+tar -tzf "$packed/rngtrk-0.1.0.crate" | grep -q '^rngtrk-0.1.0/src/lib.rs$' || { echo "FAIL: rngtrk's .crate"; exit 1; }
+mkdir -p "$stage/sys-app/src"
+cat >"$stage/sys-app/Cargo.toml" <<EOF
+[package]
+name = "sys-outside"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+rngtrk-sys = { path = "$stage/crates/rngtrk-sys-0.1.0" }
+
+[workspace]
+EOF
+cat >"$stage/sys-app/src/main.rs" <<'EOF'
+fn main() {
+    // SAFETY: returns a static NUL-terminated string.
+    let version = unsafe { std::ffi::CStr::from_ptr(rngtrk_sys::rngtrk_version_string()) };
+    println!("sys-outside: {}", version.to_str().unwrap());
+}
+EOF
+cd "$stage/sys-app"
+if env -u PKG_CONFIG_PATH PKG_CONFIG_LIBDIR="$stage/none" "$cargo" build --offline --quiet >"$stage/none.log" 2>&1; then
+    echo "FAIL: the packed rngtrk-sys built with no librngtrk to be found"; exit 1
+fi
+grep -q "librngtrk was not found: install rngtrk" "$stage/none.log" ||
+    { echo "FAIL: no clear message without a librngtrk"; cat "$stage/none.log"; exit 1; }
+PKG_CONFIG_PATH="$installed" "$cargo" build --offline --quiet >"$stage/sys.log" 2>&1 ||
+    { echo "FAIL: the packed rngtrk-sys did not build against the installed library"; cat "$stage/sys.log"; exit 1; }
+[ "$("$stage/target/debug/sys-outside")" = "sys-outside: 0.1.0" ] || { echo "FAIL: sys-outside did not run"; exit 1; }
+echo "rust outside the checkout: ok (path dependency and the packed rngtrk-sys link the installed library)"
