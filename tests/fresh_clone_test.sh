@@ -10,10 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 clone="$tmp/rngtrk"
-git clone -q "$top" "$clone"
-git -C "$top" diff HEAD --binary >"$tmp/changes.patch"
-[ -s "$tmp/changes.patch" ] && git -C "$clone" apply "$tmp/changes.patch"
-(cd "$top" && git ls-files --others --exclude-standard -z | xargs -0 -r cp --parents -t "$clone")
+"$top/tests/clone_checkout.sh" "$clone"
 cd "$clone"
 
 make -j2 >"$tmp/make.log" 2>&1 || { echo "make failed in a fresh clone:"; tail -20 "$tmp/make.log"; exit 1; }

@@ -35,10 +35,7 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"             # apt reaches the archiv
 printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"   # and nothing names this machine
 
 clone="$root/root/rngtrk"
-git clone -q "$top" "$clone"
-git -C "$top" diff HEAD --binary >"$work/changes.patch"
-[ -s "$work/changes.patch" ] && git -C "$clone" apply "$work/changes.patch"
-(cd "$top" && git ls-files --others --exclude-standard -z | xargs -0 -r cp --parents -t "$clone")
+"$top/tests/clone_checkout.sh" "$clone"
 echo "test-fresh: the new machine is ready ($(($(date +%s) - start)) s); the README's commands run in it"
 
 set +e
