@@ -131,14 +131,25 @@ test-torch-dist: lib
 	@tools/install-deps.sh torch
 	tests/torch_dist/run.sh
 
-# `make test-upstream MEGATRON_LM=<a Megatron-LM checkout>`: Megatron-LM's own
-# RNG tests (tests/unit_tests/tensor_parallel/test_random.py) against
-# Megatron's random.py, with rngtrk.torch.megatron.install(), and with its
-# names (tests/upstream/), and our signatures against upstream's source.
-# Needs a checkout, so it is not part of make test (docs/testing.md).
+# `make test-upstream MEGATRON_LM=<a Megatron-LM checkout> SLAPO=<a slapo
+# checkout>` (either or both): the frameworks' own RNG tests against their
+# random.py, with rngtrk's install(), and (Megatron-LM) with rngtrk's names
+# (tests/upstream/), and our signatures against Megatron's source.  On
+# CPU-only torch they run twice: as they are, and with a CPU stand-in of the
+# CUDA generator (tests/upstream/cuda_emulation.py).  Needs checkouts, so it
+# is not part of make test (docs/testing.md).
+UPSTREAM_EMULATE = $(PYTHON) -c 'import torch; print("" if torch.cuda.is_available() else "--emulate-cuda")'
 .PHONY: test-upstream
 test-upstream: lib
-	@test -n "$(MEGATRON_LM)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM checkout>"; exit 2; }
-	MEGATRON_LM=$(abspath $(MEGATRON_LM)) $(PYTHON) -m pytest -q -p no:cacheprovider \
-	    bindings/python/tests/test_torch_megatron.py -k upstream_source
-	$(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM) --without-int-state
+	@test -n "$(MEGATRON_LM)$(SLAPO)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM checkout> and/or SLAPO=<a slapo checkout>"; exit 2; }
+	@emulate=$$($(UPSTREAM_EMULATE)); set -e; \
+	if [ -n "$(MEGATRON_LM)" ]; then \
+	    MEGATRON_LM=$(abspath $(MEGATRON_LM)) $(PYTHON) -m pytest -q -p no:cacheprovider \
+	        bindings/python/tests/test_torch_megatron.py -k upstream_source; \
+	    $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM) --without-int-state; \
+	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM) --without-int-state $$emulate; \
+	fi; \
+	if [ -n "$(SLAPO)" ]; then \
+	    $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO) --without-int-state; \
+	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO) --without-int-state $$emulate; \
+	fi

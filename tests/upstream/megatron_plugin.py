@@ -46,6 +46,9 @@ def _standin(name, filename):
 def pytest_configure(config):
     root = os.environ["MEGATRON_LM"]
     mode = os.environ["RNGTRK_MEGATRON_MODE"]
+    if os.environ.get("RNGTRK_EMULATE_CUDA"):  # before anything reads torch.cuda
+        import cuda_emulation
+        cuda_emulation.emulate()
     sys.path.insert(0, root)
     for name in ("megatron", "megatron.core", "megatron.core.tensor_parallel", "megatron.core.transformer",
                  "tests", "tests.unit_tests", "tests.unit_tests.tensor_parallel"):

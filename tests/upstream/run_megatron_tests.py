@@ -5,30 +5,28 @@ random.py, against it with rngtrk.torch.megatron.install(), and against
 rngtrk.torch.megatron's names; prints one count line per mode.
 
     python3 tests/upstream/run_megatron_tests.py MEGATRON_LM_CHECKOUT [--modes upstream,install,names]
-                                                 [--nproc N] [-- extra pytest arguments]
+                                                 [--nproc N] [--emulate-cuda] [-- extra pytest arguments]
 
 Nothing of Megatron-LM is copied: pytest runs its test file where it is.
 megatron_plugin.py says what is imported how, and which stand-ins (ours)
 replace the parts of Megatron-LM the test does not exercise.  With --nproc
 N > 1 every mode runs under torch.distributed.run on N gloo processes (rank
-0's output is shown).  Exits 1 if a test that Megatron's own random.py
+0's output is shown).  --emulate-cuda (CPU-only torch) puts a CPU stand-in
+of the CUDA generator in place first (cuda_emulation.py).  Exits 1 if a test that Megatron's own random.py
 passes fails in the install or names mode (the bar docs/pytorch.md sets)."""
 import argparse
 import os
-import re
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
+from pytest_runs import environment, outcomes, pytest_arguments, regressions, report, without_int_state
+
 TEST = os.path.join("tests", "unit_tests", "tensor_parallel", "test_random.py")
 
 
-def run(checkout, mode, nproc, extra, test=None):
-    env = dict(os.environ, MEGATRON_LM=checkout, RNGTRK_MEGATRON_MODE=mode,
-               PYTHONPATH=os.pathsep.join([HERE, os.path.join(REPO, "bindings", "python")]))
-    pytest = ["-m", "pytest", "-p", "megatron_plugin", "--noconftest", "-q", "-rA", "-p", "no:cacheprovider",
-              "--rootdir", checkout, test or os.path.join(checkout, TEST), *extra]
+def run(checkout, mode, nproc, extra, test=None, emulate_cuda=False):
+    env = environment(MEGATRON_LM=checkout, RNGTRK_MEGATRON_MODE=mode, RNGTRK_EMULATE_CUDA="1" if emulate_cuda else "")
+    pytest = pytest_arguments(checkout, test or os.path.join(checkout, TEST), "megatron_plugin", extra)
     if nproc > 1:
         # Rank 0's output is the one read (the others repeat it); the
         # rendezvous is static on 127.0.0.1, whatever the machine's name resolves to.
@@ -45,45 +43,13 @@ def run(checkout, mode, nproc, extra, test=None):
     return done.returncode, done.stdout + done.stderr
 
 
-INT_STATE_LINES = re.compile(r'^\s*rng_tracker\.set_states\(\{"state1": 1234\}\)\n'
-                             r'\s*assert rng_tracker\.get_states\(\)\["state1"\] == 1234\n', re.M)
-
-
-def without_int_state(checkout, workdir):
-    """test_random.py without the two lines of test_cuda_rng_states_tracker
-    that store the int 1234 as a state (rngtrk's one allowed difference),
-    written to `workdir` at run time, or None if the lines are not there."""
-    with open(os.path.join(checkout, TEST)) as f:
-        text = f.read()
-    changed, count = INT_STATE_LINES.subn("", text)
-    if count != 1:
-        return None
-    path = os.path.join(workdir, "test_random_without_int_state.py")
-    with open(path, "w") as f:
-        f.write(changed)
-    return path
-
-
-def outcomes(output):
-    """{test id: "passed" / "failed"} from pytest's -rA lines."""
-    found = {}
-    for word, test in re.findall(r"^(PASSED|FAILED|ERROR) (\S+)", output, re.M):
-        found[test.split("::")[-1]] = "passed" if word == "PASSED" else "failed"
-    return found
-
-
-def counts(output):
-    found = {}
-    for number, word in re.findall(r"(\d+) (passed|failed|error|errors|skipped)", output):
-        found[word.rstrip("s") if word.startswith("error") else word] = int(number)
-    return found
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", help="a Megatron-LM checkout")
     parser.add_argument("--modes", default="upstream,install,names")
     parser.add_argument("--nproc", type=int, default=1)
+    parser.add_argument("--emulate-cuda", action="store_true",
+                        help="on CPU-only torch, a CPU stand-in of the CUDA generator (cuda_emulation.py)")
     parser.add_argument("--verbose", action="store_true", help="print each mode's whole pytest output")
     parser.add_argument("--without-int-state", action="store_true",
                         help="also run test_cuda_rng_states_tracker without its two int-state lines")
@@ -94,43 +60,37 @@ def main():
     commit = subprocess.run(["git", "-C", checkout, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     import torch
     print(f"Megatron-LM {commit or '(not a git checkout)'}, torch {torch.__version__}, "
-          f"CUDA {'yes' if torch.cuda.is_available() else 'no'}, {args.nproc} process(es)")
+          f"CUDA {'yes' if torch.cuda.is_available() else 'emulated' if args.emulate_cuda else 'no'}, "
+          f"{args.nproc} process(es)")
     runs = [(mode, None, []) for mode in args.modes.split(",")]
     if args.without_int_state:
         import tempfile
-        variant = without_int_state(checkout, tempfile.mkdtemp(prefix="rngtrk-megatron-"))
+        variant = without_int_state(os.path.join(checkout, TEST), tempfile.mkdtemp(prefix="rngtrk-megatron-"))
         if variant is None:
             print("without-int-state: the two int-state lines were not found; variant not run")
         else:
             runs += [(mode, variant, ["-k", "test_cuda_rng_states_tracker"]) for mode in args.modes.split(",")
                      if mode != "upstream"]
-    results, worse = {}, []
+    results, allowed = {}, {}
     for mode, test, selection in runs:
-        code, output = run(checkout, mode, args.nproc, [e for e in extra if e != "--"] + selection, test)
+        code, output = run(checkout, mode, args.nproc, [e for e in extra if e != "--"] + selection, test,
+                           args.emulate_cuda)
         if args.verbose:
             print(output)
         if args.nproc > 1:  # rank 0's lines, without torch.distributed.run's prefix
             output = "\n".join(line[len("[default0]:"):] for line in output.splitlines()
                                if line.startswith("[default0]:"))
-        if test is not None:
-            mode += " (test_cuda_rng_states_tracker without its int-state lines)"
-        summary = [line for line in output.splitlines() if re.search(r"\d+ (passed|failed|errors?)\b.* in [\d.]+s", line)]
-        found = counts(summary[-1] if summary else "")
-        failures = [line for line in output.splitlines() if line.startswith(("FAILED", "ERROR"))]
         if test is None:
             results[mode] = outcomes(output)
-        print(f"{mode}: {found.get('passed', 0)} passed, {found.get('failed', 0) + found.get('error', 0)} failed, "
-              f"{found.get('skipped', 0)} skipped (pytest exit {code})")
-        for line in failures:
-            print(f"    {line[:200]}")
-    for mode in ("install", "names"):
-        if "upstream" in results and mode in results:
-            worse += [f"{mode}: {t}" for t, r in results["upstream"].items() if r == "passed" and
-                      results[mode].get(t) != "passed"]
+        else:
+            if outcomes(output).get("test_cuda_rng_states_tracker") == "passed":
+                allowed.setdefault(mode, set()).add("test_cuda_rng_states_tracker")
+            mode += " (test_cuda_rng_states_tracker without its int-state lines)"
+        report(mode, code, output)
+    worse = regressions(results, allowed)
     if worse:
         print("fails where Megatron-LM's random.py passes: " + ", ".join(worse))
         sys.exit(1)
-
 
 if __name__ == "__main__":
     main()

@@ -78,12 +78,17 @@ def forget_modules(*prefixes):
 
 @pytest.fixture
 def fresh_torch_trackers():
-    """rngtrk.torch's process tracker cleared and install() undone, before
-    and after the test; the stand-in Megatron-LM and TransformerEngine
-    packages (tests/standin_*) forgotten and taken off sys.path after it."""
+    """rngtrk.torch's process trackers (Megatron's and slapo's) cleared and
+    install() undone, before and after the test; the stand-in Megatron-LM,
+    TransformerEngine and slapo packages (tests/standin_*) forgotten and
+    taken off sys.path after it."""
     import rngtrk.torch.megatron as m
+    import rngtrk.torch.slapo as s
 
     def clear():
+        s.uninstall()
+        s._home = vars(s)  # uninstall() leaves the process tracker in slapo.random
+        s._home["_CUDA_RNG_STATE_TRACKER"] = s.CudaRNGStatesTracker()
         m.uninstall()
         m._home = vars(m)  # uninstall() leaves the process tracker in Megatron's module
         m._home["_CUDA_RNG_STATE_TRACKER"] = None
@@ -95,4 +100,4 @@ def fresh_torch_trackers():
     yield m
     clear()
     sys.path[:] = path
-    forget_modules("megatron", "transformer_engine")
+    forget_modules("megatron", "transformer_engine", "slapo")

@@ -1,8 +1,9 @@
 """rngtrk.torch against real PyTorch on the CPU (Debian's python3-torch,
 installed by tools/install-deps.sh): the Megatron-LM / TransformerEngine
 drop-in, model_parallel_cuda_manual_seed, checkpoints through torch.save,
-the random ops and their sharded forms, slapo's, DTensor's and Thunder's
-interfaces, and bad input.  GPU behaviour is in test_torch.py."""
+the random ops and their sharded forms, DTensor's and Thunder's
+interfaces, and bad input (slapo's: test_torch_slapo.py).  GPU behaviour is
+in test_torch.py."""
 import io
 
 import numpy
@@ -12,7 +13,7 @@ import rngtrk
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 import rngtrk.torch as rt  # noqa: E402  (after the skip)
-from rngtrk.torch import dtensor, slapo, thunder  # noqa: E402
+from rngtrk.torch import dtensor, thunder  # noqa: E402
 
 S = rngtrk.PhiloxState(20261123, 8)
 
@@ -236,22 +237,7 @@ def test_every_rank_advances_by_the_whole_tensor():
         trackers.append(t.active_state())
     assert trackers == [(5, 36)] * 3
 
-
-# -- slapo, DTensor, Thunder ------------------------------------------------------------
-
-
-def test_slapo_interface_and_formulas():
-    assert not slapo.is_random_seed_set()
-    seed = slapo.set_random_seed(2013, dp_rank=3, pp_rank=1, tp_rank=2)
-    assert seed == 2013 + 100 + 30
-    t = slapo.get_cuda_rng_tracker()
-    assert slapo.is_random_seed_set() and t is rt.get_rng_state_tracker()
-    assert t.tracker.get_state("model-parallel-rng").seed == seed + 2718 + 2
-    assert t.tracker.active_state().seed == seed
-    assert torch.initial_seed() == seed
-    tp_seed = slapo.model_parallel_cuda_manual_seed(10, 1, always_enable_tp_seed=True)
-    assert tp_seed == 10 + 2718 + 1 and t.tracker.active_state().seed == tp_seed
-    assert slapo.set_random_seed() == 2013
+# -- DTensor, Thunder ------------------------------------------------------------------
 
 
 def test_dtensor_tracker_uses_rngtrks_offsets_and_never_reuses_numbers():

@@ -19,6 +19,20 @@ import sys
 import threading
 
 _MISSING = object()
+_BRIDGES = {}
+
+
+def bridge(ours, theirs, name):
+    """A class that is `ours` (every method) and a subclass of `theirs`, so
+    the framework's isinstance checks against its own class hold; one per
+    pair, so an object made under one install() is still one after the
+    next.  `ours` itself when `theirs` is None or already a base."""
+    if theirs is None or not isinstance(theirs, type) or issubclass(ours, theirs):
+        return ours
+    if (ours, theirs) not in _BRIDGES:
+        _BRIDGES[ours, theirs] = type(name, (ours, theirs), {"__module__": ours.__module__, "__doc__": ours.__doc__,
+                                                             "__qualname__": name})
+    return _BRIDGES[ours, theirs]
 
 
 class ModulePatch:

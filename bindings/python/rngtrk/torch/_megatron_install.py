@@ -30,7 +30,7 @@ tracker made from then on is Megatron's).  A tracker made before the bridge
 existed (seeded before Megatron's import) is given the bridged class.
 """
 from . import megatron as _m
-from ._install import Installer, ModulePatch
+from ._install import Installer, ModulePatch, bridge as _bridge
 from ._tracker import is_rngtrk_tracker
 
 RANDOM = "megatron.core.tensor_parallel.random"
@@ -44,21 +44,6 @@ FUNCTIONS = (
     "_get_all_rng_states", "_set_all_rng_states", "_fork_rng", "get_data_parallel_rng_tracker_name",
     "get_expert_parallel_rng_tracker_name", "get_gtp_remat_rng_tracker_name",
 )
-
-
-_BRIDGES = {}
-
-
-def _bridge(ours, theirs, name):
-    """A class that is `ours` (every method) and a subclass of `theirs`
-    (isinstance checks against the framework's class hold); one per pair, so
-    a tracker made under one install() is still one after the next."""
-    if theirs is None or not isinstance(theirs, type) or issubclass(ours, theirs):
-        return ours
-    if (ours, theirs) not in _BRIDGES:
-        _BRIDGES[ours, theirs] = type(name, (ours, theirs), {"__module__": ours.__module__, "__doc__": ours.__doc__,
-                                                             "__qualname__": name})
-    return _BRIDGES[ours, theirs]
 
 
 def _reclass(tracker):

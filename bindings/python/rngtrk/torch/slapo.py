@@ -1,63 +1,168 @@
-"""slapo's seeding interface (slapo/random.py) over rngtrk's slapo policy:
+"""slapo's random-state interface (slapo/random.py, awslabs/slapo at
+b80534a2), backed by rngtrk (docs/pytorch.md, "slapo"):
 
-    from rngtrk.torch.slapo import set_random_seed, get_cuda_rng_tracker
-    seed = set_random_seed(2013, dp_rank, pp_rank, tp_rank)
+    import rngtrk.torch.slapo
+    rngtrk.torch.slapo.install()       # one call: slapo now uses rngtrk
+    seed = slapo.set_random_seed(2013, dp_rank, pp_rank, tp_rank)
 
-The formulas are slapo's: seed + 100 pp + 10 dp for the rank's seed
-(Python's random, numpy and torch.manual_seed take it), and
-"model-parallel-rng" = seed + 2718 + tp, which the default CUDA generator
-takes too with always_enable_tp_seed.  One difference, on purpose: slapo
-seeds the tracker only when a GPU is present; here the rngtrk tracker is
-seeded on CPU-only torch too, so rngtrk.torch's ops work there.
+The same names as slapo.random: CudaRNGStatesTracker, the process tracker
+_CUDA_RNG_STATE_TRACKER and get_cuda_rng_tracker(), _set_cuda_rng_state,
+model_parallel_cuda_manual_seed(seed, tp_rank, always_enable_tp_seed),
+is_random_seed_set and set_random_seed.  The seeds are slapo's, computed by
+rngtrk's "slapo" policy (core/seed_policy.cpp): seed + 100 pp + 10 dp for
+the rank (Python's random, numpy and torch.manual_seed take it) and
+"model-parallel-rng" = that + 2718 + tp, which the default CUDA generator
+takes too with always_enable_tp_seed.  The tracker records the rank, so a
+checkpoint of another rank is refused on load.
+
+The tracker is rngtrk.torch's (rngtrk.torch._tracker: forks on torch's CUDA
+generator, rngtrk's rules) with slapo's behaviour where slapo differs from
+Megatron-LM: fork() of a name it does not hold raises slapo's RuntimeError
+("... Did you call 'set_random_seed'?"), as SeedNotSetError, which is also
+rngtrk's UnknownNameError.  slapo keeps its own tracker, apart from
+Megatron-LM's, and so does this module.
+
+Two differences, on purpose (docs/pytorch.md): set_states takes states
+(16-byte tensors, bytes, PhiloxStates, generators), not arbitrary objects;
+and on CPU-only torch the tracker is seeded too (slapo seeds it only when a
+GPU is present), with forks moving rngtrk's active state, which
+rngtrk.torch's ops draw from when given tracker=get_cuda_rng_tracker().
 """
 import random
 
 import torch
 
-from ._generators import cuda_ready
-from .megatron import get_cuda_rng_tracker as get_rng_state_tracker
+from ..errors import UnknownNameError
+from ..tracker import Tracker
+from ._generators import cuda_ready, default_generator, state_of, write_generator
+from ._tracker import RngtrkStatesTracker
 
-MODEL_PARALLEL_RNG = "model-parallel-rng"
+_MODEL_PARALLEL_RNG_TRACKER_NAME = "model-parallel-rng"
+
+
+class SeedNotSetError(UnknownNameError, RuntimeError):
+    """fork() of a name the tracker does not hold: the RuntimeError slapo
+    raises, and rngtrk's UnknownNameError."""
+
+
+class CudaRNGStatesTracker(RngtrkStatesTracker):
+    """slapo's CudaRNGStatesTracker over rngtrk (module text).  `tracker`
+    (keyword, rngtrk's): the rngtrk.Tracker to hold the states."""
+
+    def __init__(self, *, tracker=None):
+        super().__init__(graph_safe=False, tracker=tracker)
+
+    def fork(self, name=_MODEL_PARALLEL_RNG_TRACKER_NAME):
+        """A context manager: inside it the named state is what the
+        generator draws from; SeedNotSetError on entry for a name not added."""
+        return super().fork(name)
+
+    def _enter(self, name):
+        if name not in self.tracker:
+            raise SeedNotSetError(f"cuda rng state {name} is not added. Did you call 'set_random_seed'?")
+        super()._enter(name)
+
+
+# The process tracker.  install() moves it into slapo.random's globals, and
+# this module reads it there from then on, so both reach one tracker.
+_CUDA_RNG_STATE_TRACKER = CudaRNGStatesTracker()
+_home = globals()
 
 
 def get_cuda_rng_tracker():
-    """The process tracker (shared with rngtrk.torch.get_rng_state_tracker)."""
-    return get_rng_state_tracker()
+    """The process tracker."""
+    return _home["_CUDA_RNG_STATE_TRACKER"]
 
 
-def model_parallel_cuda_manual_seed(seed, tp_rank, always_enable_tp_seed=False):
-    """slapo's model_parallel_cuda_manual_seed: resets the tracker, adds
-    "model-parallel-rng" = seed + 2718 + tp_rank, seeds the default state
-    (and the CUDA generator) with that seed when always_enable_tp_seed, else
-    with `seed`.  Returns the tensor-parallel seed."""
-    tracker = get_rng_state_tracker()
-    tracker.seed_rank("slapo", seed, tp=tp_rank, always_enable_tp_seed=always_enable_tp_seed)
-    tp_seed = tracker.tracker.get_state(MODEL_PARALLEL_RNG).seed
+def _set_cuda_rng_state(new_state, device=-1):
+    """Sets the CUDA generator of `device` (-1: the current one; an index,
+    "cuda:N" or a torch.device) to a 16-byte state, uncloned, as slapo's
+    does.  On CPU-only torch it sets the process tracker's generator."""
+    if not cuda_ready():
+        get_cuda_rng_tracker().set_generator_state(new_state)
+        return
+    write_generator(default_generator(device), state_of(new_state, "new_state"))
+
+
+def _checked(seed, tp_rank, always_enable_tp_seed, pp_rank=0, dp_rank=0):
+    """The slapo policy's seeding of (tp, pp, dp), done on a scratch tracker
+    (a bad argument raises here, before anything changes): (the seed_rank
+    keywords, the default seed, the tensor-parallel seed)."""
+    rank = dict(tp=tp_rank, pp=pp_rank, dp=dp_rank, always_enable_tp_seed=bool(always_enable_tp_seed))
+    scratch = Tracker()
+    scratch.seed_rank("slapo", seed, **rank)
+    return rank, scratch.get_default().seed, scratch.get_state(_MODEL_PARALLEL_RNG_TRACKER_NAME).seed
+
+
+def _seed_tracker(seed, checked):
+    """Resets the process tracker and seeds it (and the CUDA generator, with
+    the default seed) as _checked computed."""
+    rank, default_seed, _ = checked
+    tracker = get_cuda_rng_tracker()
+    tracker.reset()
     if cuda_ready():
-        torch.cuda.manual_seed(tp_seed if always_enable_tp_seed else seed)
-    return tp_seed
+        torch.cuda.manual_seed(default_seed)
+    tracker.seed_rank("slapo", seed, **rank)
+
+
+def model_parallel_cuda_manual_seed(seed, tp_rank, always_enable_tp_seed):
+    """slapo's model_parallel_cuda_manual_seed: resets the process tracker,
+    seeds the default generator with seed (or, with always_enable_tp_seed,
+    the tensor-parallel seed) and adds "model-parallel-rng" = seed + 2718 +
+    tp_rank.  Returns the tensor-parallel seed."""
+    checked = _checked(seed, tp_rank, always_enable_tp_seed)
+    _seed_tracker(seed, checked)
+    return checked[2]
 
 
 def is_random_seed_set():
-    """Whether the tracker holds a named state (slapo's test)."""
-    return get_rng_state_tracker().is_initialized()
+    """Whether the process tracker holds a named state."""
+    return bool(get_cuda_rng_tracker().get_states())
 
 
 def set_random_seed(seed=2013, dp_rank=None, pp_rank=None, tp_rank=None, always_enable_tp_seed=False):
     """slapo's set_random_seed: seed + 100 pp_rank + 10 dp_rank seeds
     Python's random, numpy (if installed) and torch; with a tp_rank, the
-    tracker too.  Returns the rank's seed."""
-    if pp_rank is not None:
-        seed += 100 * pp_rank
-    if dp_rank is not None:
-        seed += 10 * dp_rank
-    random.seed(seed)
+    process tracker too (on CPU-only torch as well).  Returns the rank's
+    seed.  The tracker records (seed, tp, pp, dp) as its origin."""
+    pp, dp = pp_rank or 0, dp_rank or 0
+    checked = None if tp_rank is None else _checked(seed, tp_rank, always_enable_tp_seed, pp, dp)
+    rank_seed = _checked(seed, 0, False, pp, dp)[1]  # the policy's seed of the rank
+    random.seed(rank_seed)
     try:
         import numpy
-        numpy.random.seed(seed)
+        numpy.random.seed(rank_seed)
     except ImportError:
         pass
-    torch.manual_seed(seed)
-    if tp_rank is not None:
-        model_parallel_cuda_manual_seed(seed, tp_rank, always_enable_tp_seed)
-    return seed
+    torch.manual_seed(rank_seed)
+    if checked is not None:
+        _seed_tracker(seed, checked)
+    return rank_seed
+
+
+def install():
+    """Makes every slapo call site use this module's tracker and functions
+    (rngtrk.torch._slapo_install); before or after slapo is imported; a
+    second call does nothing.  Returns True if it installed now."""
+    from ._slapo_install import INSTALLER
+    return INSTALLER.install()
+
+
+def uninstall():
+    """Undoes install(); the process tracker stays in slapo.random's
+    globals, so every name reaches one tracker.  Returns True if it was
+    installed."""
+    from ._slapo_install import INSTALLER
+    return INSTALLER.uninstall()
+
+
+def installed():
+    """Whether install() is in effect."""
+    from ._slapo_install import INSTALLER
+    return INSTALLER.installed
+
+
+__all__ = [
+    "CudaRNGStatesTracker", "SeedNotSetError", "get_cuda_rng_tracker", "model_parallel_cuda_manual_seed",
+    "is_random_seed_set", "set_random_seed", "install", "uninstall", "installed",
+]
