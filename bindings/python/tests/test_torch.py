@@ -429,3 +429,30 @@ def test_megatrons_checkpoint_recomputes_torchs_own_cuda_dropout_with_the_same_m
     y.sum().backward()
     assert torch.equal(y != 0, x.grad != 0), "the recompute drew the forward's masks"
     megatron.initialize_rng_tracker(force_reset=True)
+
+
+# -- Lightning Thunder on torch's CUDA generator ------------------------------------------
+
+def test_thunder_get_and_update_rng_state_moves_torchs_cuda_generator():
+    from rngtrk.torch import thunder
+    torch.cuda.manual_seed(42)
+    calls = [thunder.get_and_update_rng_state(None, None, "cuda")]
+    calls += [thunder.get_and_update_rng_state(*calls[-1], "cuda") for _ in range(2)]
+    assert calls == [(42, 0), (42, 1), (42, 2)]
+    assert _state() == rngtrk.PhiloxState(42, 12)
+    torch.cuda.set_rng_state(rt.state_tensor(rngtrk.PhiloxState(2, 10)))
+    assert thunder.get_and_update_rng_state(None, None, torch.device("cuda")) == (2, 2)
+    assert _state() == rngtrk.PhiloxState(2, 12)
+
+
+def test_thunder_uniform_philox_on_cuda_equals_the_cpu_and_torchs_philox_rand():
+    from rngtrk.torch import thunder
+    for dtype in (torch.float32, torch.float16, torch.float64):
+        gpu = thunder.uniform_philox((33, 65), device="cuda", dtype=dtype, seed=77, offset=3)
+        cpu = thunder.uniform_philox((33, 65), device="cpu", dtype=dtype, seed=77, offset=3)
+        assert torch.equal(gpu.cpu(), cpu)
+    import torch._prims.rng_prims  # noqa: F401  (registers torch.ops.rngprims)
+    seed, offset = torch.tensor(77), torch.tensor(12)
+    theirs, _ = torch.ops.rngprims.philox_rand((33, 65), seed, offset, None, torch.device("cuda"), torch.float32)
+    ours = thunder.uniform_philox((33, 65), device="cuda", dtype=torch.float32, seed=77, offset=12, executor="torch")
+    assert torch.equal(ours, theirs), "Thunder's torch executor's values"

@@ -1,9 +1,9 @@
 """rngtrk.torch against real PyTorch on the CPU (Debian's python3-torch,
 installed by tools/install-deps.sh): the Megatron-LM / TransformerEngine
 drop-in, model_parallel_cuda_manual_seed, checkpoints through torch.save,
-the random ops and their sharded forms, DTensor's and Thunder's
-interfaces, and bad input (slapo's: test_torch_slapo.py).  GPU behaviour is
-in test_torch.py."""
+the random ops and their sharded forms, DTensor's interface, and bad
+input (slapo's and Thunder's: test_torch_slapo.py, test_torch_thunder.py).
+GPU behaviour is in test_torch.py."""
 import io
 
 import numpy
@@ -13,7 +13,7 @@ import rngtrk
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 import rngtrk.torch as rt  # noqa: E402  (after the skip)
-from rngtrk.torch import dtensor, thunder  # noqa: E402
+from rngtrk.torch import dtensor  # noqa: E402
 
 S = rngtrk.PhiloxState(20261123, 8)
 
@@ -237,7 +237,7 @@ def test_every_rank_advances_by_the_whole_tensor():
         trackers.append(t.active_state())
     assert trackers == [(5, 36)] * 3
 
-# -- DTensor, Thunder ------------------------------------------------------------------
+# -- DTensor ---------------------------------------------------------------------------
 
 
 def test_dtensor_tracker_uses_rngtrks_offsets_and_never_reuses_numbers():
@@ -261,21 +261,6 @@ def test_dtensor_tracker_uses_rngtrks_offsets_and_never_reuses_numbers():
     with tracker._distribute_region(mesh, placements, (8, 6)) as state:
         assert state == (1234, 96)
     assert tracker.get_offset() == 96
-
-
-def test_thunder_prims_regenerate_a_mask_from_the_saved_seed_and_offset():
-    t = rt.get_rng_state_tracker()
-    t.tracker.manual_seed(42)
-    seed, offset = thunder.get_and_update_rng_state()
-    assert (seed, offset) == (42, 0) and t.tracker.active_state() == (42, 4)
-    assert thunder.get_and_update_rng_state(42, 4) == ((42, 4), (42, 8))
-    forward = thunder.uniform_philox((16, 16), seed=seed, offset=offset) < 0.9
-    recomputed = thunder.uniform_philox((16, 16), seed=seed, offset=offset) < 0.9
-    assert torch.equal(forward, recomputed)
-    want = rngtrk.sample(rngtrk.PhiloxState(42, 0), 256, layout="nvfuser")
-    assert numpy.array_equal(thunder.uniform_philox((256,), seed=42, offset=0).numpy(), want)
-    with pytest.raises(TypeError):
-        thunder.get_and_update_rng_state(1)
 
 
 # -- activation checkpointing proven by the ledger --------------------------------------

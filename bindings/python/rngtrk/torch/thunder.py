@@ -1,44 +1,139 @@
-"""Lightning Thunder's random prims as functions over rngtrk, so that a
-recompute in the backward pass can regenerate a dropout mask from the saved
-(seed, offset) on either device.
+"""Lightning Thunder's random prims with Thunder's conventions
+(thunder/core/prims.py and thunder/executors/torchex.py, Lightning-AI/
+lightning-thunder at 1e22aacb), over rngtrk: a dropout that Thunder
+recomputes in the backward pass from a saved (seed, offset) gets the same
+mask on either device.
 
-* get_and_update_rng_state(): the (seed, offset) to draw from, taken from
-  a tracker's active state, which advances by 4 — what one nvFuser
-  uniform_philox call consumes (rngtrk.offset_increment with the nvfuser
-  layout).  With seed and offset given it is the pure update: it returns
-  them and the state after, touching no tracker.
-* uniform_philox(shape, low, high, seed=, offset=, dtype=, device=):
-  nvFuser's layout (the "nvfuser" layout of docs/streams.md), the same bits
-  on CPU and CUDA.
+* get_and_update_rng_state(seed, offset, device) reads torch's CUDA
+  generator of `device` and moves it on, as Thunder's torch executor does:
+  it returns (seed, offset) with the offset in nvFuser's units (torch's
+  generator offset // 4) and leaves the generator at (offset + 1) * 4 in
+  torch's units.  From (42, 0), three calls return (42, 0), (42, 1),
+  (42, 2) and leave the generator at offset 12.  The seed and offset
+  arguments only order the calls (Thunder chains them so): they must be
+  given together or not at all, and their values are not read.  The seed
+  comes back as Thunder reads it, the 8 bytes as a signed int64.
+  Where there is no CUDA generator (a CPU device, or CPU-only torch) rngtrk
+  plays it: the `tracker` keyword's generator (default: rngtrk.torch's
+  process tracker; a drop-in tracker's generator is its active state there;
+  a plain rngtrk.Tracker's active state moves on by 4).  Thunder itself raises
+  NotImplementedError for a CPU device.
+* uniform_philox(shape, minval=0.0, maxval=1.0, *, device, dtype, seed,
+  offset) takes Thunder's offset (nvFuser's units, what
+  get_and_update_rng_state returns) and gives nvFuser's values: the
+  "nvfuser" layout of docs/streams.md at torch offset 4 * offset, the same
+  bits on CPU and CUDA.  executor="torch" gives what Thunder's torch
+  executor gives instead (torch.ops.rngprims.philox_rand: torch.rand's
+  values, the "torch-eager-cuda" layout, with the offset in torch's units,
+  a multiple of 4, as that executor requires).
+
+Refusals name the problem and change nothing: seed and offset not given
+together, minval >= maxval (ThunderArgumentError, Thunder's RuntimeError
+and rngtrk's InvalidArgumentError); a seed outside int64 or uint64 or an
+offset whose torch offset does not fit Thunder's int64
+(ThunderRangeError, also OverflowError).
 """
+import torch
+
+from ..errors import InvalidArgumentError, RngtrkOverflowError
 from ..state import PhiloxState
+from ._generators import cuda_ready, default_generator, read_generator, write_generator
 from ._ops import rand
 from ._tracker import RngtrkStatesTracker
-from .megatron import get_cuda_rng_tracker as get_rng_state_tracker
 
-NVFUSER_INCREMENT = 4  # one uniform_philox call, whatever its shape
+NVFUSER_UNIT = 4          # torch generator offsets per nvFuser offset (nvFuser's "divide offset by 4")
+_INT64_MAX = 2 ** 63 - 1  # Thunder reads the seed and offset as int64
+_U64 = 2 ** 64
 
 
-def get_and_update_rng_state(seed=None, offset=None, *, tracker=None):
-    """(seed, offset) to draw from, with the tracker's active state moved
-    past it; or, given seed and offset, ((seed, offset), (seed, offset + 4))."""
-    if seed is not None or offset is not None:
-        if seed is None or offset is None:
-            raise TypeError("get_and_update_rng_state takes both seed and offset, or neither")
-        state = PhiloxState(seed, offset)  # checks the ranges
-        return (state.seed, state.offset), (state.seed, state.offset + NVFUSER_INCREMENT)
-    tracker = tracker if tracker is not None else get_rng_state_tracker()
+class ThunderArgumentError(InvalidArgumentError, RuntimeError):
+    """A call Thunder's checks refuse (its RuntimeError), and rngtrk's
+    InvalidArgumentError."""
+
+
+class ThunderRangeError(RngtrkOverflowError, RuntimeError):
+    """A seed or offset past what Thunder (int64) or torch (uint64) holds."""
+
+
+def _is_cuda(device):
+    """Whether `device` (a torch.device, "cuda[:N]", an index, or Thunder's
+    Device, which has .devicetype) names a CUDA device."""
+    if isinstance(device, int):
+        return True
+    kind = getattr(device, "devicetype", None)
+    if kind is not None:
+        return "CUDA" in str(kind).upper()
+    return torch.device(device).type == "cuda"
+
+
+def _cuda_index(device):
+    return device if isinstance(device, int) else getattr(device, "index", None)
+
+
+def _as_signed(value):
+    return value - _U64 if value > _INT64_MAX else value
+
+
+def _torch_seed(seed):
+    """Thunder's seed (int64, or torch's uint64) as torch's uint64."""
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"seed must be an int, not {type(seed).__name__}")
+    if not -2 ** 63 <= seed < _U64:
+        raise ThunderRangeError(f"seed {seed} is outside int64 and uint64")
+    return seed % _U64
+
+
+def _torch_offset(offset, unit):
+    if not isinstance(offset, int) or isinstance(offset, bool):
+        raise TypeError(f"offset must be an int, not {type(offset).__name__}")
+    if offset < 0 or offset * unit > _INT64_MAX:
+        raise ThunderRangeError(f"offset {offset} is outside [0, {_INT64_MAX // unit}]: its torch offset "
+                                f"{offset} * {unit} must fit Thunder's int64")
+    return offset * unit
+
+
+def get_and_update_rng_state(seed=None, offset=None, device="cuda", *, tracker=None):
+    """(seed, offset in nvFuser units) of the generator of `device`, which
+    moves on to (offset + 1) * 4 in torch units (module text)."""
+    if (seed is None) != (offset is None):
+        raise ThunderArgumentError("seed and offset must be given in pair, or both left out")
+    if cuda_ready() and _is_cuda(device) and tracker is None:
+        generator = default_generator(_cuda_index(device))
+        state = read_generator(generator)
+        nv_offset = state.offset // NVFUSER_UNIT
+        write_generator(generator, PhiloxState(state.seed, (nv_offset + 1) * NVFUSER_UNIT))
+        return _as_signed(state.seed), nv_offset
+    if tracker is None:
+        from .megatron import get_cuda_rng_tracker
+        tracker = get_cuda_rng_tracker()
     if isinstance(tracker, RngtrkStatesTracker):
-        state = tracker.peek()
-        tracker.consume(NVFUSER_INCREMENT)
+        state = tracker.generator_state()
+        tracker.set_generator_state(PhiloxState(state.seed, (state.offset // NVFUSER_UNIT + 1) * NVFUSER_UNIT))
+    else:  # a plain rngtrk.Tracker: its active state, moved on by 4 (its offsets are multiples of 4)
+        state = tracker.advance(NVFUSER_UNIT)
+    return _as_signed(state.seed), state.offset // NVFUSER_UNIT
+
+
+def uniform_philox(shape, minval=0.0, maxval=1.0, *, device, dtype, seed, offset, executor="nvfuser"):
+    """Uniform values in [minval, maxval) of `shape` for Thunder's (seed,
+    offset): nvFuser's (default) or, with executor="torch", Thunder's torch
+    executor's (module text)."""
+    if executor not in ("nvfuser", "torch"):
+        raise ThunderArgumentError(f"executor must be 'nvfuser' or 'torch', not {executor!r}")
+    if not minval < maxval:
+        raise ThunderArgumentError(f"`minval` must be less than `maxval`, but got {minval} and {maxval}")
+    torch_seed = _torch_seed(seed)
+    if executor == "torch":
+        if offset % NVFUSER_UNIT:
+            raise ThunderArgumentError(f"Thunder's torch executor takes offsets in torch's units, a multiple of 4, "
+                                       f"not {offset}")
+        state, layout = PhiloxState(torch_seed, _torch_offset(offset, 1)), "torch-eager-cuda"
     else:
-        state = tracker.advance(NVFUSER_INCREMENT)
-    return state.seed, state.offset
-
-
-def uniform_philox(shape, low=0.0, high=1.0, *, seed, offset, dtype=None, device="cpu"):
-    """nvFuser's uniform_philox: a tensor of `shape` uniform in [low, high)
-    for (seed, offset), in nvFuser's element layout."""
-    import torch
-    return rand(tuple(shape), state=PhiloxState(seed, offset), dtype=dtype or torch.float32, device=device,
-                layout="nvfuser", low=low, high=high)
+        state, layout = PhiloxState(torch_seed, _torch_offset(offset, NVFUSER_UNIT)), "nvfuser"
+    if isinstance(device, str) or isinstance(device, torch.device):
+        device = torch.device(device)
+    elif _is_cuda(device):
+        device = torch.device("cuda", _cuda_index(device) or 0)
+    else:
+        device = torch.device("cpu")
+    return rand(tuple(shape), state=state, dtype=dtype, device=device, layout=layout, low=minval, high=maxval)
