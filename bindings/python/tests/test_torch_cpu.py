@@ -1,8 +1,9 @@
 """rngtrk.torch against real PyTorch on the CPU (Debian's python3-torch,
 installed by tools/install-deps.sh): the Megatron-LM / TransformerEngine
 drop-in, model_parallel_cuda_manual_seed, checkpoints through torch.save,
-the random ops and their sharded forms, DTensor's interface, and bad
-input (slapo's and Thunder's: test_torch_slapo.py, test_torch_thunder.py).
+the random ops and their sharded forms, and bad input (slapo's, DTensor's
+and Thunder's interfaces: test_torch_slapo.py, test_torch_dtensor.py,
+test_torch_thunder.py).
 GPU behaviour is in test_torch.py."""
 import io
 
@@ -13,7 +14,6 @@ import rngtrk
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 import rngtrk.torch as rt  # noqa: E402  (after the skip)
-from rngtrk.torch import dtensor  # noqa: E402
 
 S = rngtrk.PhiloxState(20261123, 8)
 
@@ -236,32 +236,6 @@ def test_every_rank_advances_by_the_whole_tensor():
         rt.rand_slice((9, 4), (3 * rank, 0), (3, 4), tracker=t)
         trackers.append(t.active_state())
     assert trackers == [(5, 36)] * 3
-
-# -- DTensor ---------------------------------------------------------------------------
-
-
-def test_dtensor_tracker_uses_rngtrks_offsets_and_never_reuses_numbers():
-    tracker = dtensor.OffsetBasedRNGTracker("cpu")
-    tracker._manual_seed(1234)
-    assert tracker.distribute_region_enabled
-    mesh = ((2, 2), (1, 0))
-    placements = [("S", 0), "R"]
-    with tracker._distribute_region(mesh, placements, (8, 6)) as state:
-        pre, post = rngtrk.dtensor_offsets((2, 2), (1, 0), ["S0", "R"], (8, 6), 0)
-        assert state == (1234, pre)
-    assert tracker.get_offset() == post == 48
-    # Consecutive ops: each advances past every element of its tensor, so the
-    # next op's numbers are fresh.  A rule that adds the number of devices (4)
-    # instead would start the next op at offset 4, inside this op's range.
-    with tracker._distribute_region(mesh, placements, (8, 6)) as state:
-        assert state.offset >= 48
-    buggy_next = 0 + 4
-    assert buggy_next < 8 * 6, "the downstream rule would reuse numbers here"
-    tracker.distribute_region_enabled = False
-    with tracker._distribute_region(mesh, placements, (8, 6)) as state:
-        assert state == (1234, 96)
-    assert tracker.get_offset() == 96
-
 
 # -- activation checkpointing proven by the ledger --------------------------------------
 

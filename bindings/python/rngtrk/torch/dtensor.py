@@ -1,20 +1,38 @@
 """PyTorch DTensor's offset-based RNG tracker over rngtrk, and random
 DTensors whose full tensor is the same for any mesh and placements.
 
-OffsetBasedRNGTracker keeps upstream's interface: `distribute_region_enabled`,
-`_manual_seed(parallel_seed)` and the `_distribute_region(device_mesh,
-placements, global_shape, generator=None)` context manager.  Its pre- and
-post-op offsets come from rngtrk_dtensor_offsets (rule "torch", upstream's
-arithmetic byte for byte, or "exact").  The region yields the PhiloxState
-this rank draws from (for rngtrk.torch's ops, state=...); on CUDA it also
-points torch's CUDA generator there, as upstream does, so torch's own ops in
-the region draw from it.  On exit the offset moves to the post-op offset:
-offset + the tensor's element count rounded up to 4, the same on every
-rank, so consecutive ops never share numbers.  (Some downstream copies of
-this tracker, hyper_parallel's core/random.py for one, advance by the
-number of devices in the mesh instead; whenever a tensor has more elements
-than the mesh has devices, the next op then draws numbers the previous one
-used.  docs/pytorch.md shows it.)
+OffsetBasedRNGTracker has PyTorch's interface (torch/distributed/tensor/
+_random.py, pytorch 0175565d, the torch 2.11 line): the constructor
+`(device_mesh, run_state_sync=True)` (and the older `(device_type)` form,
+a string), `distribute_region_enabled`, `_manual_seed(seed)`,
+`_compute_rng_offsets(spec)`, `_calc_shard_linear_idx(coord, size)` and
+the context manager `_distribute_region(spec, generator=None)` that
+DTensor's dispatcher and factory functions enter around a random op, with
+one DTensorSpec (`.mesh`, `.placements`, `.shape`).
+
+Where the state lives is PyTorch's: the device's default CUDA generator,
+or `generator` when one is given.  The region points torch's CUDA
+generator at this rank's pre-op offset (inside torch.random.fork_rng, so
+the op draws there) and afterwards moves the generator (or `generator`) to
+the post-op offset: old offset + the tensor's element count rounded up to
+4, the same on every rank, so consecutive ops never share numbers.  The
+offsets come from rngtrk_dtensor_offsets: rule "torch" is PyTorch's
+arithmetic (`_compute_rng_offsets`), so DTensor's own random ops draw
+PyTorch's values; rule "exact" chunks a dim sharded twice by its true size.
+Without a CUDA device (CPU-only torch, where PyTorch refuses to make the
+tracker) the tracker keeps the state itself, `rng_states["parallel-rng"]`,
+and the region yields the PhiloxState this rank draws from (for
+rngtrk.torch's ops, state=...).  (Some downstream copies of this tracker,
+hyper_parallel's core/random.py for one, advance by the number of devices
+in the mesh instead; whenever a tensor has more elements than the mesh has
+devices, the next op then draws numbers the previous one used.
+docs/pytorch.md shows it.)
+
+install() puts this class in DTensor's random module (the class
+DTensor's dispatcher constructs lazily, a subclass of PyTorch's, so its
+isinstance checks hold) and drops a tracker PyTorch made (carrying over
+the state an older torch kept in it), so DTensor's random ops and
+torch.distributed.tensor.random.manual_seed go through it.
 
 distribute_rand / distribute_randn build a DTensor (torch >= 2.4) from each
 rank's box of the unsharded tensor (rngtrk.torch.rand_slice), so
@@ -26,10 +44,25 @@ import contextlib
 import torch
 
 from ..distributed import dtensor_local_box, dtensor_offsets
-from ..errors import invalid
+from ..errors import InvalidArgumentError, invalid
 from ..state import PhiloxState
+from ._generators import cuda_ready, default_generator, read_generator, state_of, state_tensor, write_generator
+from ._install import Installer, ModulePatch, bridge
 from ._ops import rand_slice, randn_slice
-from ._generators import state_of, state_tensor
+
+PARALLEL_RNG = "parallel-rng"  # the name PyTorch's older trackers keep their state under
+
+
+class SpecMismatchError(InvalidArgumentError, IndexError):
+    """A DTensorSpec whose mesh or placements do not fit its tensor (a
+    placement's dim past the tensor's, more placements than mesh dims): the
+    IndexError PyTorch's offset arithmetic raises, and rngtrk's
+    InvalidArgumentError, naming the problem."""
+
+
+class TrackerStateError(InvalidArgumentError, RuntimeError):
+    """PyTorch's RuntimeError for a state name the tracker does not have,
+    or a rank outside the mesh."""
 
 
 def placement_code(p):
@@ -54,50 +87,131 @@ def mesh_layout(device_mesh):
         return tuple(device_mesh[0]), tuple(device_mesh[1])
     coord = device_mesh.get_coordinate()
     if coord is None:
-        raise invalid("this rank is not in the device mesh")
+        raise TrackerStateError("this rank is not in the device mesh, so it has no shard to draw")
     return tuple(device_mesh.shape), tuple(coord)
 
 
-class OffsetBasedRNGTracker:
-    """PyTorch DTensor's OffsetBasedRNGTracker with rngtrk's offsets (module text)."""
+def spec_offsets(spec, offset, rule):
+    """(pre, post) around a random op on `spec` (a DTensorSpec: .mesh,
+    .placements, .shape) from `offset`; SpecMismatchError if they do not fit."""
+    mesh_shape, coord = mesh_layout(spec.mesh)
+    codes = [placement_code(p) for p in spec.placements]
+    shape = tuple(spec.shape)
+    if len(codes) != len(mesh_shape):
+        raise SpecMismatchError(f"{len(codes)} placements for a {len(mesh_shape)}-dimensional mesh")
+    for code in codes:
+        if code.startswith("S") and not int(code[1:]) < len(shape):
+            raise SpecMismatchError(f"placement Shard({code[1:]}) of a {len(shape)}-dimensional tensor {shape}")
+    try:
+        return dtensor_offsets(mesh_shape, coord, codes, shape, offset, rule)
+    except InvalidArgumentError as e:
+        raise SpecMismatchError(e.message, e.code) from None
 
-    def __init__(self, device_type="cuda", *, rule="torch", seed=0):
+
+def _device_type(device_mesh):
+    """The device type of a DeviceMesh or of the older constructor's string."""
+    if isinstance(device_mesh, str):
+        return device_mesh
+    device_type = getattr(device_mesh, "device_type", None)
+    if device_type is None:
+        raise TypeError(f"OffsetBasedRNGTracker takes a DeviceMesh (or a device type string), "
+                        f"not {type(device_mesh).__name__}")
+    return device_type
+
+
+class OffsetBasedRNGTracker:
+    """PyTorch DTensor's OffsetBasedRNGTracker with rngtrk's offsets
+    (module text).  `rule` (keyword, rngtrk's): "torch" or "exact";
+    default the class's default_rule (install(rule=...) sets it)."""
+
+    default_rule = "torch"
+
+    def __init__(self, device_mesh="cuda", run_state_sync=True, *, rule=None):
+        rule = type(self).default_rule if rule is None else rule
         if rule not in ("torch", "exact"):
             raise invalid(f"rule must be 'torch' or 'exact', not {rule!r}")
-        self.device_type = device_type
+        self.device_type = _device_type(device_mesh)
+        self.device_mesh = None if isinstance(device_mesh, str) else device_mesh
         self.rule = rule
-        self.distribute_region_enabled = True
-        self.state = PhiloxState(seed, 0)  # upstream's "parallel-rng"
+        self._use_distribute_region = True
+        self._on_device = self.device_type == "cuda" and cuda_ready()
+        self._state = PhiloxState(0, 0)  # the state without a device
+        if self._on_device and run_state_sync and torch.distributed.is_available() and \
+                torch.distributed.is_initialized():
+            state = torch.cuda.get_rng_state().to(f"cuda:{torch.cuda.current_device()}")
+            torch.distributed.broadcast(state, 0)  # every rank takes rank 0's, as PyTorch does
+            torch.cuda.set_rng_state(state.cpu())
+
+    # -- PyTorch's attributes --------------------------------------------------------
+
+    @property
+    def distribute_region_enabled(self):
+        return self._use_distribute_region
+
+    @distribute_region_enabled.setter
+    def distribute_region_enabled(self, value):
+        self._use_distribute_region = bool(value)
+
+    @property
+    def rng_states(self):
+        """{"parallel-rng": the state as a 16-byte tensor} (older torch's view)."""
+        return {PARALLEL_RNG: state_tensor(self._current())}
+
+    def rng_state_is_sync(self, name):
+        return name == PARALLEL_RNG
+
+    def _check_name(self, name):
+        if name != PARALLEL_RNG:
+            raise TrackerStateError(f"{type(self).__name__} does not have random state for {name}")
+
+    def get_seed(self, name=PARALLEL_RNG):
+        self._check_name(name)
+        return self._current().seed
+
+    def set_seed(self, name, seed):
+        self._check_name(name)
+        self._store(PhiloxState(seed, 0))
+
+    def get_offset(self, name=PARALLEL_RNG):
+        self._check_name(name)
+        return self._current().offset
+
+    def set_offset(self, name, offset):
+        self._check_name(name)
+        self._store(PhiloxState(self._current().seed, offset))
 
     def _manual_seed(self, parallel_seed):
-        self.state = PhiloxState(parallel_seed, 0)
+        """The state becomes (parallel_seed, 0)."""
+        self._store(PhiloxState(parallel_seed, 0))
 
-    def get_offset(self):
-        return self.state.offset
+    def _compute_rng_offsets(self, spec):
+        """(start increment, end increment) of a random op on `spec`:
+        PyTorch's, or the exact rule's."""
+        return spec_offsets(spec, 0, self.rule)
 
-    def set_offset(self, offset):
-        self.state = PhiloxState(self.state.seed, offset)
+    def _calc_shard_linear_idx(self, shard_coord, shard_size):
+        """The row-major index of a shard coordinate (last dim fastest)."""
+        index = 0
+        for coord, size in zip(shard_coord, shard_size):
+            index = index * size + coord
+        return index
 
     @contextlib.contextmanager
-    def _distribute_region(self, device_mesh, placements, global_shape, generator=None):
-        """The region of one random op on a DTensor of `global_shape`:
-        yields the state this rank draws from; moves the offset to the
-        post-op offset afterwards (also if the body raises).  With
-        `generator` (a CUDA torch.Generator), its state is used and updated
-        instead of this tracker's."""
-        start = state_of(generator) if generator is not None else self.state
-        if not self.distribute_region_enabled:
+    def _distribute_region(self, spec, generator=None):
+        """The region of one random op on the DTensor of `spec` (module
+        text): yields the state this rank draws from; the generator (or
+        this tracker) moves to the post-op offset afterwards, also if the
+        body raises.  Disabled: yields the state and moves nothing."""
+        start = state_of(generator, "generator") if generator is not None else self._current()
+        if not self._use_distribute_region:
             yield start
             return
-        mesh_shape, coord = mesh_layout(device_mesh)
-        codes = [placement_code(p) for p in placements]
-        pre, post = dtensor_offsets(mesh_shape, coord, codes, tuple(global_shape), start.offset, self.rule)
+        pre, post = spec_offsets(spec, start.offset, self.rule)  # refused before anything changes
         here = PhiloxState(start.seed, pre)
-        swap = self.device_type == "cuda" and torch.cuda.is_available()
         try:
-            if swap:
+            if self._on_device:
                 with torch.random.fork_rng(devices=[torch.cuda.current_device()]):
-                    torch.cuda.set_rng_state(state_tensor(here))
+                    write_generator(default_generator(), here)
                     yield here
             else:
                 yield here
@@ -106,7 +220,79 @@ class OffsetBasedRNGTracker:
             if generator is not None:
                 generator.set_state(state_tensor(after))
             else:
-                self.state = after
+                self._store(after)
+
+    # -- where the state lives -------------------------------------------------------
+
+    def _current(self):
+        return read_generator(default_generator()) if self._on_device else self._state
+
+    def _store(self, state):
+        if self._on_device:
+            write_generator(default_generator(), state)
+        else:
+            self._state = state
+
+    def __repr__(self):
+        where = "torch's CUDA generator" if self._on_device else "its own state"
+        return f"<{type(self).__name__} rule={self.rule} on {where}: {self._current()}>"
+
+
+# -- install(): DTensor's random module -------------------------------------------------
+
+# Where DTensor keeps its tracker: torch >= 2.5, and older releases.
+RANDOM_MODULES = ("torch.distributed.tensor._random", "torch.distributed._tensor.random")
+_INSTALL = {"rule": "torch"}
+
+
+def _random_attributes(module):
+    ours = bridge(OffsetBasedRNGTracker, module.__dict__.get("OffsetBasedRNGTracker"), "OffsetBasedRNGTracker")
+    if _INSTALL["rule"] != ours.default_rule:
+        ours = type("OffsetBasedRNGTracker", (ours,), {"default_rule": _INSTALL["rule"], "__module__": __name__,
+                                                       "__qualname__": "OffsetBasedRNGTracker"})
+    return {"OffsetBasedRNGTracker": ours, "_rng_tracker": _carried_over(module, ours)}
+
+
+def _carried_over(module, cls):
+    """A tracker PyTorch made is replaced by ours on the same mesh; the
+    state an older torch kept in it ("parallel-rng") comes along."""
+    old = module.__dict__.get("_rng_tracker")
+    if old is None or isinstance(old, OffsetBasedRNGTracker):
+        return old
+    mesh = getattr(old, "_device_mesh", None) or getattr(old, "device_mesh", None)
+    new = cls(mesh if mesh is not None else getattr(old, "_device_type", "cuda"), run_state_sync=False)
+    states = getattr(old, "rng_states", None)
+    if isinstance(states, dict) and PARALLEL_RNG in states:
+        new._store(state_of(states[PARALLEL_RNG], "parallel-rng"))
+    new.distribute_region_enabled = getattr(old, "distribute_region_enabled", True)
+    return new
+
+
+INSTALLER = Installer([ModulePatch(name, _random_attributes) for name in RANDOM_MODULES])
+
+
+def install(rule="torch"):
+    """Makes DTensor construct and use this tracker (module text), now or
+    when DTensor is imported; a second call does nothing.  `rule` is the
+    tracker's offset rule.  Returns True if it installed now."""
+    if rule not in ("torch", "exact"):
+        raise invalid(f"rule must be 'torch' or 'exact', not {rule!r}")
+    if INSTALLER.installed:
+        return False
+    _INSTALL["rule"] = rule
+    return INSTALLER.install()
+
+
+def uninstall():
+    """Puts PyTorch's class and the tracker it had back (none: DTensor makes
+    one of its own at its next random op).  Returns True if it was
+    installed."""
+    return INSTALLER.uninstall()
+
+
+def installed():
+    """Whether install() is in effect."""
+    return INSTALLER.installed
 
 
 def _dtensor_class():
