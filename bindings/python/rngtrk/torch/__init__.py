@@ -14,10 +14,11 @@
 * Random ops with the same bits on every device and every sharding: rand,
   randn, bernoulli, dropout, their *_like forms, and the sharded
   rand_slice, randn_slice, bernoulli_slice, dropout_slice.
-* Other frameworks' interfaces: rngtrk.torch.slapo (set_random_seed),
-  rngtrk.torch.dtensor (OffsetBasedRNGTracker, and a random DTensor that
-  is the same for any mesh), rngtrk.torch.thunder (Lightning Thunder's
-  get_and_update_rng_state and nvFuser's uniform_philox).
+* Other frameworks' interfaces: rngtrk.torch.slapo (slapo.random, and
+  install()), rngtrk.torch.dtensor (PyTorch's OffsetBasedRNGTracker, its
+  install(), and a random DTensor that is the same for any mesh),
+  rngtrk.torch.thunder (Lightning Thunder's get_and_update_rng_state and
+  uniform_philox, in Thunder's offset units).
 
 Imports on CPU-only torch (Debian's python3-torch): there a fork makes the
 named state active for rngtrk.torch's ops, and torch's own generators are
