@@ -19,7 +19,7 @@ import os
 import subprocess
 import sys
 
-from pytest_runs import environment, outcomes, pytest_arguments, regressions, report, without_int_state
+from pytest_runs import Tally, environment, pytest_arguments, without_int_state
 
 TEST = os.path.join("tests", "unit_tests", "tensor_parallel", "test_random.py")
 
@@ -71,7 +71,7 @@ def main():
         else:
             runs += [(mode, variant, ["-k", "test_cuda_rng_states_tracker"]) for mode in args.modes.split(",")
                      if mode != "upstream"]
-    results, allowed = {}, {}
+    tally = Tally()
     for mode, test, selection in runs:
         code, output = run(checkout, mode, args.nproc, [e for e in extra if e != "--"] + selection, test,
                            args.emulate_cuda)
@@ -80,17 +80,9 @@ def main():
         if args.nproc > 1:  # rank 0's lines, without torch.distributed.run's prefix
             output = "\n".join(line[len("[default0]:"):] for line in output.splitlines()
                                if line.startswith("[default0]:"))
-        if test is None:
-            results[mode] = outcomes(output)
-        else:
-            if outcomes(output).get("test_cuda_rng_states_tracker") == "passed":
-                allowed.setdefault(mode, set()).add("test_cuda_rng_states_tracker")
-            mode += " (test_cuda_rng_states_tracker without its int-state lines)"
-        report(mode, code, output)
-    worse = regressions(results, allowed)
-    if worse:
-        print("fails where Megatron-LM's random.py passes: " + ", ".join(worse))
-        sys.exit(1)
+        tally.add(mode, code, output, variant=test is not None)
+    tally.exit_if_worse("Megatron-LM's random.py")
+
 
 if __name__ == "__main__":
     main()

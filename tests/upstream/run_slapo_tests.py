@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 
-from pytest_runs import environment, outcomes, pytest_arguments, regressions, report, without_int_state
+from pytest_runs import Tally, environment, pytest_arguments, without_int_state
 
 TEST = os.path.join("tests", "test_random.py")
 
@@ -50,7 +50,7 @@ def main():
             print("without-int-state: the two int-state lines were not found; variant not run")
         else:
             runs += [(mode, variant, ["-k", "test_cuda_rng_states_tracker"]) for mode in modes if mode != "upstream"]
-    results, allowed = {}, {}
+    tally = Tally()
     for mode, path, selection in runs:
         env = environment(SLAPO=checkout, RNGTRK_SLAPO_MODE=mode, RNGTRK_EMULATE_CUDA="1" if args.emulate_cuda else "")
         done = subprocess.run([sys.executable, *pytest_arguments(checkout, path, "slapo_plugin", extra + selection)],
@@ -58,18 +58,8 @@ def main():
         output = done.stdout + done.stderr
         if args.verbose:
             print(output)
-        if path == test:
-            results[mode] = outcomes(output)
-        else:
-            if outcomes(output).get("test_cuda_rng_states_tracker") == "passed":
-                allowed.setdefault(mode, set()).add("test_cuda_rng_states_tracker")
-            mode += " (test_cuda_rng_states_tracker without its int-state lines)"
-        report(mode, done.returncode, output)
-    worse = regressions(results, allowed)
-    if worse:
-        print("fails where slapo's random.py passes: " + ", ".join(worse))
-        sys.exit(1)
-
+        tally.add(mode, done.returncode, output, variant=path != test)
+    tally.exit_if_worse("slapo's random.py")
 
 if __name__ == "__main__":
     main()

@@ -76,6 +76,15 @@ def forget_modules(*prefixes):
                 delattr(sys.modules[parent], child)  # `from parent import child` would find the old one
 
 
+def import_standin(folder, *modules):
+    """The stand-in package in tests/`folder`, imported afresh: the named
+    modules (the first one's top package forgotten first), in order."""
+    import importlib
+    forget_modules(modules[0].split(".")[0])
+    sys.path.insert(0, os.path.join(STANDINS, folder))
+    return tuple(importlib.import_module(name) for name in modules)
+
+
 @pytest.fixture
 def fresh_torch_trackers():
     """rngtrk.torch's process trackers (Megatron's and slapo's) cleared and

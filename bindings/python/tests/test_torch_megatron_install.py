@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import rngtrk
-from conftest import STANDINS, forget_modules
+from conftest import STANDINS, forget_modules, import_standin
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 import rngtrk.torch as rt  # noqa: E402  (after the skip)
@@ -20,15 +20,11 @@ import rngtrk.torch.megatron as m  # noqa: E402
 pytestmark = pytest.mark.usefixtures("fresh_torch_trackers")
 
 
-def import_standin():
-    """The stand-in Megatron-LM, imported afresh; returns its modules."""
-    forget_modules("megatron")
-    sys.path.insert(0, os.path.join(STANDINS, "standin_megatron"))
-    from megatron.core import tensor_parallel
-    from megatron.core.ssm import mixer
-    from megatron.core.tensor_parallel import layers, random
-    from megatron.core.transformer import attention
-    return random, tensor_parallel, layers, attention, mixer
+def import_megatron():
+    """(random, tensor_parallel, layers, attention, mixer) of the stand-in Megatron-LM."""
+    return import_standin("standin_megatron", "megatron.core.tensor_parallel.random", "megatron.core.tensor_parallel",
+                          "megatron.core.tensor_parallel.layers", "megatron.core.transformer.attention",
+                          "megatron.core.ssm.mixer")
 
 
 def every_call_site(modules):
@@ -41,9 +37,9 @@ def every_call_site(modules):
 def test_every_call_site_reaches_the_one_rngtrk_tracker(install_first):
     if install_first:
         assert m.install() and m.installed()
-        modules = import_standin()
+        modules = import_megatron()
     else:
-        modules = import_standin()
+        modules = import_megatron()
         original_seed = modules[0].model_parallel_cuda_manual_seed  # bound before install, as elsewhere
         assert m.install()
     random = modules[0]
@@ -69,7 +65,7 @@ def test_every_call_site_reaches_the_one_rngtrk_tracker(install_first):
 
 
 def test_a_tracker_megatron_made_before_install_is_carried_over():
-    random = import_standin()[0]
+    random = import_megatron()[0]
     random.model_parallel_cuda_manual_seed(5, tp_rank=2)
     megatrons = random.get_cuda_rng_tracker()
     assert type(megatrons).__module__ == random.__name__
@@ -97,7 +93,7 @@ def test_a_tracker_seeded_before_megatrons_import_passes_megatrons_isinstance_ch
 
 
 def test_uninstall_puts_megatron_back_and_keeps_one_tracker():
-    modules = import_standin()
+    modules = import_megatron()
     random, tensor_parallel, layers = modules[0], modules[1], modules[2]
     originals = random.get_cuda_rng_tracker, random.CudaRNGStatesTracker, tensor_parallel.get_cuda_rng_tracker
     m.install()
@@ -123,7 +119,7 @@ def test_uninstall_puts_megatron_back_and_keeps_one_tracker():
 
 def test_a_reloaded_megatron_module_is_patched_again():
     import importlib
-    random = import_standin()[0]
+    random = import_megatron()[0]
     m.install()
     importlib.reload(random)
     assert random.get_cuda_rng_tracker is m.get_cuda_rng_tracker and m.installed()
@@ -149,7 +145,7 @@ def seed_everything(random):
 
 
 def test_a_recomputed_dropout_reached_through_an_early_bound_name_redraws_the_same_mask():
-    modules = import_standin()
+    modules = import_megatron()
     m.install()
     seed_everything(modules[0])
     forward, recomputed = recompute_mask(modules[3])
@@ -161,7 +157,7 @@ def test_a_recomputed_dropout_reached_through_an_early_bound_name_redraws_the_sa
 def test_without_install_the_recompute_silently_draws_another_mask(swap):
     """The failure install() exists to prevent (and proof that the test
     above can fail): two live trackers."""
-    modules = import_standin()
+    modules = import_megatron()
     if swap == "rebind-one-attribute":  # what docs/pytorch.md told users before
         modules[0].get_cuda_rng_tracker = rt.get_cuda_rng_tracker
     seed_everything(modules[0])
@@ -172,7 +168,7 @@ def test_without_install_the_recompute_silently_draws_another_mask(swap):
 def test_megatrons_te_tracker_class_becomes_rngtrks_and_stays_tes():
     sys.path.insert(0, os.path.join(STANDINS, "standin_te"))
     forget_modules("transformer_engine", "rngtrk.torch.te")
-    random = import_standin()[0]
+    random = import_megatron()[0]
     import transformer_engine.pytorch.distributed as te_distributed
     from megatron.core.extensions import transformer_engine as extension
     megatrons_te_class = extension.TECudaRNGStatesTracker

@@ -3,14 +3,12 @@ b80534a2), its seeds computed by rngtrk's slapo policy, and install()
 against a stand-in slapo (tests/standin_slapo: our own code, binding
 slapo.random's names at import time as slapo's modules do)."""
 import inspect
-import os
 import random
-import sys
 
 import pytest
 
 import rngtrk
-from conftest import STANDINS, forget_modules
+from conftest import import_standin
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 import rngtrk.torch as rt  # noqa: E402  (after the skip)
@@ -123,13 +121,10 @@ def test_forks_draw_the_named_stream_for_rngtrk_ops():
 
 # -- install() against the stand-in slapo -------------------------------------------------
 
-def import_standin():
-    forget_modules("slapo")
-    sys.path.insert(0, os.path.join(STANDINS, "standin_slapo"))
-    import slapo
-    from slapo import checkpoint, random as srandom, verify
-    from slapo.primitives import tensor_parallel
-    return slapo, srandom, checkpoint, tensor_parallel, verify
+def import_slapo():
+    """(slapo, slapo.random, slapo.checkpoint, slapo.primitives.tensor_parallel, slapo.verify) of the stand-in."""
+    return import_standin("standin_slapo", "slapo", "slapo.random", "slapo.checkpoint",
+                          "slapo.primitives.tensor_parallel", "slapo.verify")
 
 
 def call_sites(modules):
@@ -143,9 +138,9 @@ def call_sites(modules):
 def test_install_reaches_every_slapo_call_site(install_first):
     if install_first:
         assert s.install() and s.installed()
-        modules = import_standin()
+        modules = import_slapo()
     else:
-        modules = import_standin()
+        modules = import_slapo()
         assert s.install()
     assert not s.install(), "a second install does nothing"
     slapo, srandom, checkpoint, tensor_parallel, verify = modules
@@ -166,7 +161,7 @@ def test_install_reaches_every_slapo_call_site(install_first):
 
 
 def test_a_tracker_slapo_seeded_before_install_is_carried_over_and_uninstall_keeps_one_tracker():
-    slapo, srandom, checkpoint, tensor_parallel, verify = modules = import_standin()
+    slapo, srandom, checkpoint, tensor_parallel, verify = modules = import_slapo()
     original_seed = srandom.model_parallel_cuda_manual_seed
     original_seed(5, 2, False)
     theirs = srandom.get_cuda_rng_tracker().get_states()
