@@ -5,7 +5,7 @@
 # the device benchmark, and keep every log.
 #
 #   tools/gpu_proof.sh [LOGDIR] [STEP...]      steps: info build test memcheck racecheck
-#                                               torch megatron python rust bench ncu (default: all)
+#                                               torch megatron slapo python rust bench ncu (default: all)
 #
 # Every step runs even when an earlier one failed; the last lines are a
 # table of steps and their exit codes, and the script exits non-zero if any
@@ -17,12 +17,14 @@
 # (tests/upstream/run_megatron_tests.py) on the checkout in .device/megatron-lm
 # (a git archive of megatron/core/tensor_parallel and
 # tests/unit_tests/tensor_parallel is enough; docs/testing.md) and the
-# drop-in's fork benchmark.
+# drop-in's fork benchmark; the slapo step runs slapo's tests/test_random.py
+# (tests/upstream/run_slapo_tests.py) on the checkout in .device/slapo (a git
+# archive of slapo/random.py and tests/test_random.py is enough).
 set -u
 cd "$(dirname "$0")/.."
 logdir=${1:-build/gpu-proof}
 shift || true
-steps=${*:-info build test memcheck racecheck torch megatron python rust bench ncu}
+steps=${*:-info build test memcheck racecheck torch megatron slapo python rust bench ncu}
 mkdir -p "$logdir"
 jobs=$(nproc)
 python=${PYTHON:-python3}
@@ -58,6 +60,7 @@ for s in $steps; do
         torch) step torch 200 "$python" -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests/test_torch.py ;;
         megatron) step megatron 300 sh -c "$python tests/upstream/run_megatron_tests.py .device/megatron-lm &&
               $python bench/bench_torch_fork.py" ;;
+        slapo) step slapo 120 $python tests/upstream/run_slapo_tests.py .device/slapo --without-int-state ;;
         python) step python 300 sh -c "make build/rngtrk build/tests/run_recipe ${make_args[*]} >/dev/null &&
               $python -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests --ignore=bindings/python/tests/test_torch.py" ;;
         # The Rust CUDA calls: examples/cuda_check, built with cargo where cargo is
