@@ -1,6 +1,7 @@
 #include "seed_policy.h"
 
 #include <cstdio>
+#include <initializer_list>
 
 #include "distributed.h"
 #include "error.h"
@@ -187,6 +188,19 @@ void check_seed_request(SeedPolicy policy, const ParallelRank &rank, uint32_t fl
     if (!problem.empty()) fail(RNGTRK_E_INVALID_ARGUMENT, problem);
 }
 
+// A sum of a policy's formula.  Past 2^64 - 1 it is refused, never wrapped:
+// a wrapped seed is another rank's stream (upstream's Python integers do not
+// wrap, and torch refuses such a seed).  The terms' products cannot overflow:
+// the coordinates are 32-bit.
+static uint64_t sum(uint64_t seed, std::initializer_list<uint64_t> terms) {
+    uint64_t total = 0;
+    for (uint64_t term : terms)
+        if (__builtin_add_overflow(total, term, &total))
+            fail(RNGTRK_E_INVALID_ARGUMENT,
+                 "seed " + std::to_string(seed) + " gives this rank a seed past 2^64 - 1 (the policy adds to it)");
+    return total;
+}
+
 PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &r, uint32_t flags) {
     PolicySeeds out;
     const bool gtp_remat = r.gtp_remat_size > 1, egtp_remat = r.egtp_remat_size > 1;
@@ -196,20 +210,19 @@ PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &r
             // 100 pp, + 10 dp with data-parallel random init), then
             // model_parallel_cuda_manual_seed, whose states are added in this
             // order, the remat ones only when their group has 2 ranks or more.
-            uint64_t s = seed + 100ull * r.pp;
-            if (flags & kSeedDataParallelRandomInit) s += 10ull * r.dp;
-            const uint64_t model = s + 2718 + r.tp, expert = s + 1024 + 100ull * r.ep + r.etp;
+            const uint64_t s = sum(seed, {seed, 100ull * r.pp, (flags & kSeedDataParallelRandomInit) ? 10ull * r.dp : 0});
+            const uint64_t model = sum(seed, {s, 2718, r.tp}), expert = sum(seed, {s, 1024, 100ull * r.ep, r.etp});
             out.default_seed = s;
             out.named = {{"data-parallel-rng", s}, {"model-parallel-rng", model}, {"expert-parallel-rng", expert}};
-            if (gtp_remat) out.named.push_back({"gtp-remat-rng", model + 65536ull * (1ull + r.gtp_remat)});
+            if (gtp_remat) out.named.push_back({"gtp-remat-rng", sum(seed, {model, 65536ull * (1ull + r.gtp_remat)})});
             if (egtp_remat)
-                out.named.push_back({"egtp-remat-rng", expert + 32768 + 65536ull * (1ull + r.egtp_remat)});
+                out.named.push_back({"egtp-remat-rng", sum(seed, {expert, 32768, 65536ull * (1ull + r.egtp_remat)})});
             break;
         }
         case SeedPolicy::slapo: {
             // slapo's set_random_seed(seed, dp_rank, pp_rank, tp_rank, always_enable_tp_seed).
-            const uint64_t s = seed + 100ull * r.pp + 10ull * r.dp;
-            const uint64_t tp_seed = s + 2718 + r.tp;
+            const uint64_t s = sum(seed, {seed, 100ull * r.pp, 10ull * r.dp});
+            const uint64_t tp_seed = sum(seed, {s, 2718, r.tp});
             out.default_seed = (flags & kSeedAlwaysEnableTpSeed) ? tp_seed : s;
             out.named = {{"model-parallel-rng", tp_seed}};
             break;

@@ -90,7 +90,8 @@ struct PolicySeeds {
     std::vector<NamedSeed> named;
 };
 
-// The formulas, for a request check_seed_request accepts.
+// The formulas, for a request check_seed_request accepts.  A seed past
+// 2^64 - 1 is refused (RNGTRK_E_INVALID_ARGUMENT, thrown), never wrapped.
 PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &rank, uint32_t flags);
 
 // The origin an accepted request records.

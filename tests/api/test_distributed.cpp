@@ -346,7 +346,15 @@ TEST(Distributed, SeedRankErrorsChangeNothing) {
     // Megatron collides within one rank when 2718 + tp = 1024 + 100 ep + etp.
     const rngtrk_parallel_rank clash = make_rank(6, 0, 0, 16, 100);
     EXPECT_STATUS(RNGTRK_E_DUPLICATE_SEED, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, 1, &clash, 0));
+    // A seed whose sums pass 2^64 - 1 is refused, not wrapped into another rank's stream.
+    const rngtrk_parallel_rank pp1 = make_rank(0, 1, 0, 0, 0);
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_SLAPO, UINT64_MAX, &pp1, 0));
+    EXPECT_NE(std::string(rngtrk_last_error()).find("past 2^64 - 1"), std::string::npos) << rngtrk_last_error();
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT,
+                  rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_MEGATRON, UINT64_MAX - 2000, &r, 0));
     EXPECT_TRUE(before == snapshot(t.get()));
+    // The largest seed that fits is taken: slapo's tp seed is seed + 2718 at rank 0.
+    EXPECT_STATUS(RNGTRK_OK, rngtrk_tracker_seed_rank(t.get(), RNGTRK_POLICY_SLAPO, UINT64_MAX - 2718, &r, 0));
 }
 
 TEST(Distributed, PolicyAndFlagNamesComeFromTheLibrary) {
