@@ -221,3 +221,29 @@ def test_install_with_the_exact_rule_and_a_carried_over_state():
     assert r.OffsetBasedRNGTracker(r.Mesh((1,), (0,), device_type="cpu")).rule == "exact"
     with pytest.raises(ValueError, match="rule"):
         dtensor.install(rule="nearly")
+
+
+def test_a_body_that_raises_leaves_the_state_as_it_was_as_pytorchs_does():
+    tracker = dtensor.OffsetBasedRNGTracker("cpu")
+    tracker._manual_seed(3)
+    with pytest.raises(ZeroDivisionError):
+        with tracker._distribute_region(spec((2,), (1,), ["S0"], (8,))):
+            1 / 0
+    assert tracker.get_offset() == 0
+
+
+def test_a_strided_shard_shards_its_dim():
+    class StridedShard:  # what PyTorch's _StridedShard has: a dim and a split factor, and is_shard() False
+        def __init__(self, dim, split_factor):
+            self.dim, self.split_factor = dim, split_factor
+
+        def is_shard(self):
+            return False
+
+    r = standin()
+    strided = r.Spec(r.Mesh((2, 2), (1, 1), device_type="cpu"), [StridedShard(0, 2), r.Shard(0)], (8, 4))
+    tracker = dtensor.OffsetBasedRNGTracker("cpu")
+    # As Shard(0) twice: shard 3 of 4 on dim 0, and PyTorch's first-shard size
+    # takes each mesh dim's chunk of the whole dim (8 / 2 = 4 rows of 4): 3 * 16.
+    assert tracker._compute_rng_offsets(strided) == \
+        tracker._compute_rng_offsets(spec((2, 2), (1, 1), ["S0", "S0"], (8, 4))) == (48, 32)

@@ -175,3 +175,35 @@ def test_a_tracker_slapo_seeded_before_install_is_carried_over_and_uninstall_kee
     assert all(t is ours for t in call_sites(modules).values()), "one tracker, also after uninstall"
     original_seed(6, 0, False)  # slapo's own function seeds the same tracker
     assert seeds(s.get_cuda_rng_tracker()) == {"model-parallel-rng": 6 + 2718}
+
+
+def test_a_reload_of_slapo_random_after_install_keeps_the_one_seeded_tracker():
+    import importlib
+    slapo, srandom, checkpoint, tensor_parallel, verify = modules = import_slapo()
+    assert s.install()
+    slapo.set_random_seed(2013, tp_rank=1)
+    ours = s.get_cuda_rng_tracker()
+    importlib.reload(srandom)
+    assert srandom.get_cuda_rng_tracker() is ours and srandom._CUDA_RNG_STATE_TRACKER is ours
+    assert seeds(ours) == {"model-parallel-rng": 2013 + 2718 + 1}
+    assert slapo.set_random_seed(7, tp_rank=0) == 7 and seeds(ours) == {"model-parallel-rng": 7 + 2718}
+    assert checkpoint.tracker_seen_by_checkpoint() is ours
+
+
+def test_an_install_that_cannot_carry_over_installs_nothing():
+    srandom = import_slapo()[1]
+    srandom.get_cuda_rng_tracker().set_states({"state1": 1234})  # slapo stores anything
+    original = srandom.get_cuda_rng_tracker
+    with pytest.raises(TypeError):
+        s.install()
+    assert not s.installed() and srandom.get_cuda_rng_tracker is original
+    assert srandom._CUDA_RNG_STATE_TRACKER.get_states() == {"state1": 1234}
+
+
+def test_a_seed_numpy_cannot_take_is_refused_before_anything_is_seeded():
+    before = random.getstate()
+    with pytest.raises(ValueError, match="numpy"):
+        s.set_random_seed(2 ** 32, tp_rank=0)
+    assert random.getstate() == before and not s.is_random_seed_set()
+    with pytest.raises(ValueError, match="past 2\\^64"):
+        s.set_random_seed(2 ** 64 - 1, pp_rank=1)  # slapo's sum is never wrapped

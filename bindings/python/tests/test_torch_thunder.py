@@ -90,6 +90,7 @@ def test_the_torch_executor_form_takes_torch_units():
     (dict(minval=1.0, maxval=1.0), RuntimeError),
     (dict(executor="nvfuserx"), RuntimeError),
     (dict(offset=1.5), TypeError),
+    (dict(offset=1.5, executor="torch"), TypeError),
 ])
 def test_bad_arguments_raise_named_errors(kwargs, error):
     args = dict(device="cpu", dtype=torch.float32, seed=1, offset=0)

@@ -117,11 +117,15 @@ class Installer:
             self._watched = {p.module_name: p for p in self._patches}
             self._finder = _Finder(self)
             sys.meta_path.insert(0, self._finder)
-            for patch in self._patches:
-                module = sys.modules.get(patch.module_name)
-                if module is not None:
-                    self._wrap_loader(patch, module)
-                    self._apply(patch, module)
+            try:
+                for patch in self._patches:
+                    module = sys.modules.get(patch.module_name)
+                    if module is not None:
+                        self._wrap_loader(patch, module)
+                        self._apply(patch, module)
+            except BaseException:
+                self.uninstall()  # all or nothing: what was applied is undone
+                raise
             return True
 
     def uninstall(self):

@@ -35,15 +35,18 @@ def _random_attributes(module):
 def _random_installed(module):
     """The process tracker moves into slapo.random's global, given the
     bridged class; slapo's own seeded tracker is carried over."""
-    ours = _s._home["_CUDA_RNG_STATE_TRACKER"]
+    ours = _s._home.get("_CUDA_RNG_STATE_TRACKER")
+    if not is_rngtrk_tracker(ours):  # slapo.random re-executed (a reload) in the dict that held ours
+        ours = _s._last_installed
     old = module.__dict__.get("_CUDA_RNG_STATE_TRACKER")
-    if old is not None and not is_rngtrk_tracker(old) and old.get_states():
+    if old is not None and old is not ours and not is_rngtrk_tracker(old) and old.get_states():
         ours.set_states(old.get_states())
     bridged = module.CudaRNGStatesTracker
     if not isinstance(ours, bridged) and issubclass(bridged, type(ours)):
         ours.__class__ = bridged  # the same instance layout: a subclass of its own class
     module.__dict__["_CUDA_RNG_STATE_TRACKER"] = ours
     _s._home = module.__dict__
+    _s._last_installed = ours
 
 
 def _binder_attributes(module):

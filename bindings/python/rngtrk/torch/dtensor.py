@@ -30,9 +30,13 @@ docs/pytorch.md shows it.)
 
 install() puts this class in DTensor's random module (the class
 DTensor's dispatcher constructs lazily, a subclass of PyTorch's, so its
-isinstance checks hold) and drops a tracker PyTorch made (carrying over
-the state an older torch kept in it), so DTensor's random ops and
-torch.distributed.tensor.random.manual_seed go through it.
+isinstance checks hold) and replaces a tracker PyTorch made (carrying over
+the state an older torch kept in it).  DTensor's random ops then take their
+offsets from it: the dispatcher enters _distribute_region, or (the newest
+eager CUDA path, without a generator) asks _compute_rng_offsets for the
+increments.  torch.distributed.tensor.random.manual_seed makes the tracker
+lazily and seeds torch's generator (older releases: the tracker's
+_manual_seed), which the tracker reads.
 
 distribute_rand / distribute_randn build a DTensor (torch >= 2.4) from each
 rank's box of the unsharded tensor (rngtrk.torch.rand_slice), so
@@ -66,11 +70,17 @@ class TrackerStateError(InvalidArgumentError, RuntimeError):
 
 
 def placement_code(p):
-    """rngtrk's "S<dim>" / "R" / "P" for a torch placement object or a code."""
+    """rngtrk's "S<dim>" / "R" / "P" for a torch placement object or a code.
+    A _StridedShard (FSDP2 over tensor parallelism; it has a split_factor)
+    shards its dim, as PyTorch's offset arithmetic counts it; its first
+    shard's size is taken as Shard's, which is the same whenever the dim
+    divides evenly."""
     if isinstance(p, str):
         return p
     if isinstance(p, tuple) and len(p) == 2 and p[0] == "S":
         return f"S{int(p[1])}"
+    if hasattr(p, "split_factor") and hasattr(p, "dim"):
+        return f"S{p.dim}"
     if hasattr(p, "is_shard") and p.is_shard():
         return f"S{p.dim}"
     if hasattr(p, "is_replicate") and p.is_replicate():
@@ -199,28 +209,28 @@ class OffsetBasedRNGTracker:
     @contextlib.contextmanager
     def _distribute_region(self, spec, generator=None):
         """The region of one random op on the DTensor of `spec` (module
-        text): yields the state this rank draws from; the generator (or
-        this tracker) moves to the post-op offset afterwards, also if the
-        body raises.  Disabled: yields the state and moves nothing."""
+        text): yields the state this rank draws from.  As PyTorch's: after
+        the body the generator (or this tracker) is at the post-op offset;
+        if the body raises it is left as it was; a disabled region yields
+        the state and then puts it back, undoing what the body drew."""
         start = state_of(generator, "generator") if generator is not None else self._current()
         if not self._use_distribute_region:
             yield start
-            return
-        pre, post = spec_offsets(spec, start.offset, self.rule)  # refused before anything changes
-        here = PhiloxState(start.seed, pre)
-        try:
+            after = start
+        else:
+            pre, post = spec_offsets(spec, start.offset, self.rule)  # refused before anything changes
+            here = PhiloxState(start.seed, pre)
             if self._on_device:
                 with torch.random.fork_rng(devices=[torch.cuda.current_device()]):
                     write_generator(default_generator(), here)
                     yield here
             else:
                 yield here
-        finally:
             after = PhiloxState(start.seed, post)
-            if generator is not None:
-                generator.set_state(state_tensor(after))
-            else:
-                self._store(after)
+        if generator is not None:
+            generator.set_state(state_tensor(after))
+        else:
+            self._store(after)
 
     # -- where the state lives -------------------------------------------------------
 

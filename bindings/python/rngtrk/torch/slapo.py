@@ -32,7 +32,7 @@ import random
 
 import torch
 
-from ..errors import UnknownNameError
+from ..errors import InvalidArgumentError, UnknownNameError
 from ..tracker import Tracker
 from ._generators import cuda_ready, default_generator, state_of, write_generator
 from ._tracker import RngtrkStatesTracker
@@ -67,6 +67,7 @@ class CudaRNGStatesTracker(RngtrkStatesTracker):
 # this module reads it there from then on, so both reach one tracker.
 _CUDA_RNG_STATE_TRACKER = CudaRNGStatesTracker()
 _home = globals()
+_last_installed = _CUDA_RNG_STATE_TRACKER  # what install() put in slapo's global (a reload of slapo wipes it)
 
 
 def get_cuda_rng_tracker():
@@ -128,12 +129,15 @@ def set_random_seed(seed=2013, dp_rank=None, pp_rank=None, tp_rank=None, always_
     pp, dp = pp_rank or 0, dp_rank or 0
     checked = None if tp_rank is None else _checked(seed, tp_rank, always_enable_tp_seed, pp, dp)
     rank_seed = _checked(seed, 0, False, pp, dp)[1]  # the policy's seed of the rank
-    random.seed(rank_seed)
     try:
         import numpy
-        numpy.random.seed(rank_seed)
     except ImportError:
-        pass
+        numpy = None
+    if numpy is not None and rank_seed >= 2 ** 32:  # numpy's limit, checked before anything is seeded
+        raise InvalidArgumentError(f"the rank's seed {rank_seed} is past numpy's 2**32 - 1")
+    random.seed(rank_seed)
+    if numpy is not None:
+        numpy.random.seed(rank_seed)
     torch.manual_seed(rank_seed)
     if checked is not None:
         _seed_tracker(seed, checked)

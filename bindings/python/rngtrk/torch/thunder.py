@@ -13,18 +13,20 @@ mask on either device.
   arguments only order the calls (Thunder chains them so): they must be
   given together or not at all, and their values are not read.  The seed
   comes back as Thunder reads it, the 8 bytes as a signed int64.
-  Where there is no CUDA generator (a CPU device, or CPU-only torch) rngtrk
-  plays it: the `tracker` keyword's generator (default: rngtrk.torch's
-  process tracker; a drop-in tracker's generator is its active state there;
-  a plain rngtrk.Tracker's active state moves on by 4).  Thunder itself raises
-  NotImplementedError for a CPU device.
+  On CPU-only torch rngtrk plays the CUDA generator: rngtrk.torch's
+  process tracker's (its active state there), or the `tracker` keyword's (a
+  drop-in tracker's generator; a plain rngtrk.Tracker's active state, moved
+  on by 4), which may also be given where torch has CUDA.  A CPU device
+  where torch has CUDA is refused, as Thunder refuses it
+  (ThunderDeviceError, a NotImplementedError).
 * uniform_philox(shape, minval=0.0, maxval=1.0, *, device, dtype, seed,
   offset) takes Thunder's offset (nvFuser's units, what
   get_and_update_rng_state returns) and gives nvFuser's values: the
   "nvfuser" layout of docs/streams.md at torch offset 4 * offset, the same
   bits on CPU and CUDA.  executor="torch" gives what Thunder's torch
   executor gives instead (torch.ops.rngprims.philox_rand: torch.rand's
-  values, the "torch-eager-cuda" layout, with the offset in torch's units,
+  values, the "torch-eager-cuda" layout with the launch geometry of the
+  GPU drawn on (on the CPU: an H100's), with the offset in torch's units,
   a multiple of 4, as that executor requires).
 
 Refusals name the problem and change nothing: seed and offset not given
@@ -35,7 +37,7 @@ offset whose torch offset does not fit Thunder's int64
 """
 import torch
 
-from ..errors import InvalidArgumentError, RngtrkOverflowError
+from ..errors import InvalidArgumentError, RngtrkOverflowError, UnavailableError
 from ..state import PhiloxState
 from ._generators import cuda_ready, default_generator, read_generator, write_generator
 from ._ops import rand
@@ -49,6 +51,11 @@ _U64 = 2 ** 64
 class ThunderArgumentError(InvalidArgumentError, RuntimeError):
     """A call Thunder's checks refuse (its RuntimeError), and rngtrk's
     InvalidArgumentError."""
+
+
+class ThunderDeviceError(UnavailableError, NotImplementedError):
+    """A CPU device where torch has CUDA generators: Thunder's
+    NotImplementedError, and rngtrk's UnavailableError."""
 
 
 class ThunderRangeError(RngtrkOverflowError, RuntimeError):
@@ -67,7 +74,12 @@ def _is_cuda(device):
 
 
 def _cuda_index(device):
-    return device if isinstance(device, int) else getattr(device, "index", None)
+    """The CUDA device index `device` names (None: the current one)."""
+    if isinstance(device, int):
+        return device
+    if isinstance(device, (str, torch.device)):
+        return torch.device(device).index
+    return getattr(device, "index", None)  # Thunder's Device
 
 
 def _as_signed(value):
@@ -97,13 +109,16 @@ def get_and_update_rng_state(seed=None, offset=None, device="cuda", *, tracker=N
     moves on to (offset + 1) * 4 in torch units (module text)."""
     if (seed is None) != (offset is None):
         raise ThunderArgumentError("seed and offset must be given in pair, or both left out")
-    if cuda_ready() and _is_cuda(device) and tracker is None:
+    if tracker is None and cuda_ready():
+        if not _is_cuda(device):
+            raise ThunderDeviceError("get_and_update_rng_state is supported for CUDA only (pass tracker= for "
+                                     "rngtrk's generator)")
         generator = default_generator(_cuda_index(device))
         state = read_generator(generator)
         nv_offset = state.offset // NVFUSER_UNIT
         write_generator(generator, PhiloxState(state.seed, (nv_offset + 1) * NVFUSER_UNIT))
         return _as_signed(state.seed), nv_offset
-    if tracker is None:
+    if tracker is None:  # CPU-only torch: the process tracker plays the CUDA generator
         from .megatron import get_cuda_rng_tracker
         tracker = get_cuda_rng_tracker()
     if isinstance(tracker, RngtrkStatesTracker):
@@ -124,10 +139,11 @@ def uniform_philox(shape, minval=0.0, maxval=1.0, *, device, dtype, seed, offset
         raise ThunderArgumentError(f"`minval` must be less than `maxval`, but got {minval} and {maxval}")
     torch_seed = _torch_seed(seed)
     if executor == "torch":
-        if offset % NVFUSER_UNIT:
+        torch_offset = _torch_offset(offset, 1)
+        if torch_offset % NVFUSER_UNIT:
             raise ThunderArgumentError(f"Thunder's torch executor takes offsets in torch's units, a multiple of 4, "
                                        f"not {offset}")
-        state, layout = PhiloxState(torch_seed, _torch_offset(offset, 1)), "torch-eager-cuda"
+        state, layout = PhiloxState(torch_seed, torch_offset), "torch-eager-cuda"
     else:
         state, layout = PhiloxState(torch_seed, _torch_offset(offset, NVFUSER_UNIT)), "nvfuser"
     if isinstance(device, str) or isinstance(device, torch.device):
@@ -136,4 +152,11 @@ def uniform_philox(shape, minval=0.0, maxval=1.0, *, device, dtype, seed, offset
         device = torch.device("cuda", _cuda_index(device) or 0)
     else:
         device = torch.device("cpu")
-    return rand(tuple(shape), state=state, dtype=dtype, device=device, layout=layout, low=minval, high=maxval)
+    geometry = {}
+    if layout == "torch-eager-cuda" and device.type == "cuda":
+        # torch.rand's launch depends on the GPU: take this one's, as philox_rand does.
+        props = torch.cuda.get_device_properties(device)
+        geometry = dict(sm_count=props.multi_processor_count,
+                        max_threads_per_sm=props.max_threads_per_multi_processor)
+    return rand(tuple(shape), state=state, dtype=dtype, device=device, layout=layout, low=minval, high=maxval,
+                **geometry)

@@ -45,7 +45,9 @@ class OffsetBasedRNGTracker:
 
 
 def manual_seed(seed, device_mesh):
-    """As torch 2.x's: a tracker made lazily without a state sync, then seeded."""
+    """As PyTorch's at 24dc060a: a tracker made lazily without a state sync,
+    then seeded through it (the newest, 0175565d, calls torch.manual_seed
+    instead, which the tracker reads on CUDA)."""
     global _rng_tracker
     if not _rng_tracker:
         _rng_tracker = OffsetBasedRNGTracker(device_mesh, run_state_sync=False)
