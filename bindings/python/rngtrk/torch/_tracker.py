@@ -406,6 +406,22 @@ def is_rngtrk_tracker(tracker):
     return isinstance(tracker, RngtrkStatesTracker)
 
 
+def set_cuda_rng_state(owner, new_state, device=-1, graph_safe=False):
+    """Megatron-LM's and slapo's _set_cuda_rng_state: sets the CUDA
+    generator of `device` (-1: the current one) to a 16-byte state (no
+    clone), or with graph_safe and a torch.Generator makes it share that
+    state.  On CPU-only torch the drop-in tracker `owner()` returns plays
+    the generator."""
+    if not cuda_ready():
+        owner().set_generator_state(new_state)
+        return
+    generator = default_generator(device)
+    if graph_safe and isinstance(new_state, torch.Generator):
+        generator.graphsafe_set_state(new_state)
+    else:
+        write_generator(generator, state_of(new_state, "new_state"))
+
+
 # -- every random state at once (activation checkpointing) ------------------------
 
 def capture_all(tracker):

@@ -30,7 +30,7 @@ from ._generators import (
     GraphSafeUnavailableError, cuda_ready, default_generator, graph_safe_api, new_generator, require_cuda,
     state_of, state_tensor,
 )
-from ._tracker import RngtrkStatesTracker, capture_all, is_rngtrk_tracker, restore_all
+from ._tracker import RngtrkStatesTracker, capture_all, is_rngtrk_tracker, restore_all, set_cuda_rng_state
 
 # Megatron-LM's state names.
 _MODEL_PARALLEL_RNG_TRACKER_NAME = "model-parallel-rng"
@@ -203,14 +203,7 @@ def _set_cuda_rng_state(new_state, device=-1, graph_safe=False):
     the generator shares that state (graphsafe_set_state), otherwise it
     takes its 16 bytes (no clone).  On CPU-only torch: the process
     tracker's generator."""
-    if not cuda_ready():
-        _cpu_generator_owner().set_generator_state(new_state)
-        return
-    generator = default_generator(device)
-    if graph_safe and isinstance(new_state, torch.Generator):
-        generator.graphsafe_set_state(new_state)
-    else:
-        generator.set_state(state_tensor(state_of(new_state, "new_state")))
+    set_cuda_rng_state(_cpu_generator_owner, new_state, device, graph_safe)
 
 
 def _cpu_generator_owner():

@@ -34,8 +34,8 @@ import torch
 
 from ..errors import InvalidArgumentError, UnknownNameError
 from ..tracker import Tracker
-from ._generators import cuda_ready, default_generator, state_of, write_generator
-from ._tracker import RngtrkStatesTracker
+from ._generators import cuda_ready
+from ._tracker import RngtrkStatesTracker, set_cuda_rng_state
 
 _MODEL_PARALLEL_RNG_TRACKER_NAME = "model-parallel-rng"
 
@@ -79,10 +79,7 @@ def _set_cuda_rng_state(new_state, device=-1):
     """Sets the CUDA generator of `device` (-1: the current one; an index,
     "cuda:N" or a torch.device) to a 16-byte state, uncloned, as slapo's
     does.  On CPU-only torch it sets the process tracker's generator."""
-    if not cuda_ready():
-        get_cuda_rng_tracker().set_generator_state(new_state)
-        return
-    write_generator(default_generator(device), state_of(new_state, "new_state"))
+    set_cuda_rng_state(get_cuda_rng_tracker, new_state, device)
 
 
 def _checked(seed, tp_rank, always_enable_tp_seed, pp_rank=0, dp_rank=0):
