@@ -62,24 +62,17 @@ class ThunderRangeError(RngtrkOverflowError, RuntimeError):
     """A seed or offset past what Thunder (int64) or torch (uint64) holds."""
 
 
-def _is_cuda(device):
-    """Whether `device` (a torch.device, "cuda[:N]", an index, or Thunder's
-    Device, which has .devicetype) names a CUDA device."""
-    if isinstance(device, int):
-        return True
-    kind = getattr(device, "devicetype", None)
-    if kind is not None:
-        return "CUDA" in str(kind).upper()
-    return torch.device(device).type == "cuda"
-
-
-def _cuda_index(device):
-    """The CUDA device index `device` names (None: the current one)."""
-    if isinstance(device, int):
-        return device
+def _torch_device(device):
+    """A torch.device for `device`: a torch.device, "cpu"/"cuda[:N]", a CUDA
+    index, or Thunder's Device (which has .devicetype and .index)."""
     if isinstance(device, (str, torch.device)):
-        return torch.device(device).index
-    return getattr(device, "index", None)  # Thunder's Device
+        return torch.device(device)
+    if isinstance(device, int):
+        return torch.device("cuda", device)
+    if "CUDA" not in str(getattr(device, "devicetype", "")).upper():
+        return torch.device("cpu")
+    index = getattr(device, "index", None)
+    return torch.device("cuda") if index is None else torch.device("cuda", index)
 
 
 def _as_signed(value):
@@ -110,10 +103,11 @@ def get_and_update_rng_state(seed=None, offset=None, device="cuda", *, tracker=N
     if (seed is None) != (offset is None):
         raise ThunderArgumentError("seed and offset must be given in pair, or both left out")
     if tracker is None and cuda_ready():
-        if not _is_cuda(device):
+        device = _torch_device(device)
+        if device.type != "cuda":
             raise ThunderDeviceError("get_and_update_rng_state is supported for CUDA only (pass tracker= for "
                                      "rngtrk's generator)")
-        generator = default_generator(_cuda_index(device))
+        generator = default_generator(device)
         state = read_generator(generator)
         nv_offset = state.offset // NVFUSER_UNIT
         write_generator(generator, PhiloxState(state.seed, (nv_offset + 1) * NVFUSER_UNIT))
@@ -146,12 +140,7 @@ def uniform_philox(shape, minval=0.0, maxval=1.0, *, device, dtype, seed, offset
         state, layout = PhiloxState(torch_seed, torch_offset), "torch-eager-cuda"
     else:
         state, layout = PhiloxState(torch_seed, _torch_offset(offset, NVFUSER_UNIT)), "nvfuser"
-    if isinstance(device, str) or isinstance(device, torch.device):
-        device = torch.device(device)
-    elif _is_cuda(device):
-        device = torch.device("cuda", _cuda_index(device) or 0)
-    else:
-        device = torch.device("cpu")
+    device = _torch_device(device)
     geometry = {}
     if layout == "torch-eager-cuda" and device.type == "cuda":
         # torch.rand's launch depends on the GPU: take this one's, as philox_rand does.
