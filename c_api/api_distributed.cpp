@@ -5,6 +5,7 @@
 #include "../core/distributed.h"
 #include "../core/seed_policy.h"
 #include "../core/versioned_struct.h"
+#include "api_names.h"
 #include "api_convert.h"
 #include "api_guard.h"
 #include "api_tracker_handle.h"
@@ -73,18 +74,9 @@ RNGTRK_API const char *rngtrk_seed_policy_name(rngtrk_seed_policy policy) {
 
 RNGTRK_API rngtrk_status rngtrk_seed_policy_from_name(const char *name, rngtrk_seed_policy *out) {
     return guarded([&] {
-        require_pointer(name, "name");
         require_pointer(out, "out");
-        // Policy names are short: a longer string is not one (and is not read further).
-        constexpr size_t kLongest = 64;
-        const size_t length = strnlen(name, kLongest + 1);
-        rngtrk::SeedPolicy p;
-        if (length > kLongest || !rngtrk::seed_policy_from_name(std::string_view(name, length), &p))
-            rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT,
-                         "unknown seeding policy \"" + std::string(name, length > kLongest ? kLongest : length) +
-                             (length > kLongest ? "...\"" : "\"") + " (the policies are " +
-                             rngtrk::seed_policy_list() + ")");
-        *out = static_cast<rngtrk_seed_policy>(p);
+        *out = static_cast<rngtrk_seed_policy>(rngtrk::value_of_name(
+            name, "seeding policy", "policies", [](uint32_t v) { return rngtrk::seed_policy_name(v); }));
     });
 }
 

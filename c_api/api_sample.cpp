@@ -23,11 +23,6 @@ RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, size_
     });
 }
 
-RNGTRK_API size_t rngtrk_dtype_size(rngtrk_dtype dtype) {
-    return dtype >= RNGTRK_DTYPE_U8 && dtype <= RNGTRK_DTYPE_F64 ? rngtrk::element_bytes(static_cast<rngtrk::DType>(dtype))
-                                                               : 0;
-}
-
 RNGTRK_API rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
                                        uint64_t first, uint64_t count, void *out, size_t out_capacity) {
     return guarded([&] {

@@ -398,6 +398,35 @@ typedef enum rngtrk_dtype {
  *  is not a dtype. */
 RNGTRK_API size_t rngtrk_dtype_size(rngtrk_dtype dtype);
 
+/** The name of `layout`: "stateless", "nvfuser", "torch-eager-cuda" or
+ *  "triton", the spelling every rngtrk tool and binding uses.  NULL for a
+ *  value that is not a layout.  Layouts are numbered from 0 without gaps, so
+ *  asking for 0, 1, 2, ... until NULL lists them all.  The string is static.
+ *  Added in 0.1. */
+RNGTRK_API const char *rngtrk_layout_name(rngtrk_layout layout);
+
+/** Writes the layout called `name` (NUL-terminated; the exact spelling of
+ *  `rngtrk_layout_name`) to `*out`.  Returns `RNGTRK_OK`, or
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL, or no layout has that name: the
+ *  message lists the names; `*out` is left as it was).  Added in 0.1. */
+RNGTRK_API rngtrk_status rngtrk_layout_from_name(const char *name, rngtrk_layout *out);
+
+/** The name of `distribution` ("bits", "uniform", "normal", "bernoulli"), or
+ *  NULL; numbered and listed as layouts are.  Static.  Added in 0.1. */
+RNGTRK_API const char *rngtrk_distribution_name(rngtrk_distribution distribution);
+
+/** The distribution called `name`; returns as `rngtrk_layout_from_name`.
+ *  Added in 0.1. */
+RNGTRK_API rngtrk_status rngtrk_distribution_from_name(const char *name, rngtrk_distribution *out);
+
+/** The name of `dtype` ("u8", "u32", "u64", "f16", "bf16", "f32", "f64"), or
+ *  NULL; numbered and listed as layouts are.  Static.  Added in 0.1. */
+RNGTRK_API const char *rngtrk_dtype_name(rngtrk_dtype dtype);
+
+/** The dtype called `name`; returns as `rngtrk_layout_from_name`.  Added in
+ *  0.1. */
+RNGTRK_API rngtrk_status rngtrk_dtype_from_name(const char *name, rngtrk_dtype *out);
+
 /** What to sample.  A growable struct (docs/abi.md): fill it with
  *  `rngtrk_sample_spec_init` (or `RNGTRK_SAMPLE_SPEC_INIT`), then change the
  *  parameters.  The library reads only the first `struct_size` bytes;

@@ -1,7 +1,12 @@
-// Where element g of a tensor comes from, per layout (docs/streams.md): the
-// Philox counter and the unit of its output.  Used by the CUDA kernels and
-// by users' own kernels through rngtrk_device.cuh; the CPU engines walk the
-// same counters in batches.
+// The layout table: every stream layout rngtrk knows, in one place (the
+// code form of docs/streams.md's table).  Per layout: its name, how its
+// elements walk the Philox stream (the counter of element g and its unit,
+// the functions below), how far a draw moves the offset, and the counters it
+// may reach.  The CPU engines, the CUDA bodies and their launch plans, spec
+// checks, offset increments and the C API's names all ask this file; a new
+// layout is a row here, its counter function below, and its per-layout code
+// in the engines and kernels.  The CUDA kernels and users' own kernels
+// (rngtrk_device.cuh) read the counter functions.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +16,61 @@
 #include "sample_kinds.h"
 
 namespace rngtrk {
+
+// How a layout's elements walk the stream.
+enum class Walk {
+    in_order,     // element g is unit g % E of block g / E, blocks in counter order (in_order_block)
+    eager_slabs,  // torch-eager-cuda's grid-stride loop: element k*T*U + i*T + t is unit i of block (B + k, t)
+    per_element,  // one block per element, its unit 0 (triton_block)
+};
+
+// How far a draw of a whole tensor of n elements moves the offset, counted
+// in blocks of 4 offset units.
+enum class Increment {
+    blocks_drawn,  // ceil(n / E): every block the tensor used
+    one_block,     // 1, whatever n: the tensor is one counter's subsequence
+    elements,      // ceil(n / 4): the offset counts elements (one counter each)
+    eager_slabs,   // (n - 1) / (T * U) + 1 slabs of T threads; 0 for n = 0
+};
+
+struct LayoutRow {
+    Layout layout;
+    const char *name;       // the spelling of every tool and binding (rngtrk_layout_name)
+    Walk walk;
+    int run_word;           // in_order: the counter word the block index runs in (0 or 2)
+    Increment increment;
+    uint64_t counter_limit; // counters offset + g must stay below this (0: none, they wrap mod 2^64)
+    const char *limit_why;  // why the limit exists, for the error message
+};
+
+// Indexed by the enum's value (= rngtrk_layout), numbered from 0 without gaps.
+constexpr LayoutRow kLayoutTable[] = {
+    {Layout::stateless, "stateless", Walk::in_order, 0, Increment::blocks_drawn, 0, nullptr},
+    {Layout::nvfuser, "nvfuser", Walk::in_order, 2, Increment::one_block, 0, nullptr},
+    {Layout::eager_cuda, "torch-eager-cuda", Walk::eager_slabs, 2, Increment::eager_slabs, 0, nullptr},
+    {Layout::triton, "triton", Walk::per_element, 0, Increment::elements, uint64_t{1} << 63,
+     "past Triton's int64 offsets"},
+};
+constexpr unsigned kLayoutCount = sizeof kLayoutTable / sizeof kLayoutTable[0];
+
+constexpr bool table_in_enum_order() {
+    for (unsigned i = 0; i < kLayoutCount; ++i)
+        if (static_cast<unsigned>(kLayoutTable[i].layout) != i) return false;
+    return true;
+}
+static_assert(table_in_enum_order(), "kLayoutTable rows must follow the Layout enum");
+constexpr bool limits_are_powers_of_two() {
+    for (const LayoutRow &r : kLayoutTable)
+        if ((r.counter_limit & (r.counter_limit - 1)) != 0) return false;
+    return true;
+}
+static_assert(limits_are_powers_of_two(), "messages write counter limits as 2^k");
+
+constexpr const LayoutRow &layout_row(Layout l) { return kLayoutTable[static_cast<unsigned>(l)]; }
+
+// The row of a public value, or nullptr for a value that is not a layout.
+constexpr const LayoutRow *layout_row_of(uint32_t value) { return value < kLayoutCount ? &kLayoutTable[value] : nullptr; }
+
 // Internal linkage: see det_math.h.
 namespace {
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "error.h"
+#include "layouts.h"
 #include "sample_engines.h"
 
 namespace rngtrk {
@@ -77,12 +78,15 @@ void check_state(const PhiloxState &state) {
 }
 
 void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t end) {
-    if (spec.layout != Layout::triton || end == 0) return;
-    constexpr uint64_t kLimit = uint64_t{1} << 63;
-    if (state.offset >= kLimit || end - 1 >= kLimit - state.offset)
-        fail(RNGTRK_E_OVERFLOW, "triton layout: the counter offset + g reaches 2^63 (offset " +
-                                    std::to_string(state.offset) + ", element " + std::to_string(end - 1) +
-                                    "), past Triton's int64 offsets");
+    const LayoutRow &row = layout_row(spec.layout);
+    if (row.counter_limit == 0 || end == 0) return;
+    // The layouts with a limit count counters from the offset itself; the
+    // limits are powers of 2 (static_assert in layouts.h).
+    const uint64_t limit = row.counter_limit;
+    if (state.offset >= limit || end - 1 >= limit - state.offset)
+        fail(RNGTRK_E_OVERFLOW, std::string(row.name) + " layout: the counter offset + g reaches 2^" +
+                                    std::to_string(__builtin_ctzll(limit)) + " (offset " + std::to_string(state.offset) +
+                                    ", element " + std::to_string(end - 1) + "), " + row.limit_why);
 }
 
 void check_aligned(const void *p, size_t element, const char *what) {

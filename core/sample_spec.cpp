@@ -6,60 +6,25 @@
 
 #include "det_math.h"
 #include "error.h"
+#include "layouts.h"
 #include "versioned_struct.h"
 
 namespace rngtrk {
 
 namespace {
 
-const char *dist_name(int d) {
-    switch (d) {
-        case RNGTRK_DIST_BITS: return "BITS";
-        case RNGTRK_DIST_UNIFORM: return "UNIFORM";
-        case RNGTRK_DIST_NORMAL: return "NORMAL";
-        case RNGTRK_DIST_BERNOULLI: return "BERNOULLI";
-        default: return "?";
-    }
-}
-
-const char *dtype_name(int t) {
-    switch (t) {
-        case RNGTRK_DTYPE_U8: return "U8";
-        case RNGTRK_DTYPE_U32: return "U32";
-        case RNGTRK_DTYPE_U64: return "U64";
-        case RNGTRK_DTYPE_F16: return "F16";
-        case RNGTRK_DTYPE_BF16: return "BF16";
-        case RNGTRK_DTYPE_F32: return "F32";
-        case RNGTRK_DTYPE_F64: return "F64";
-        default: return "?";
-    }
-}
-
-// Whether the distribution makes elements of this dtype.
-bool dtype_allowed(int dist, int dtype, bool for_dropout) {
-    switch (dist) {
-        case RNGTRK_DIST_BITS: return dtype == RNGTRK_DTYPE_U32 || dtype == RNGTRK_DTYPE_U64;
-        case RNGTRK_DIST_UNIFORM:
-            return dtype == RNGTRK_DTYPE_F32 || dtype == RNGTRK_DTYPE_F64 || dtype == RNGTRK_DTYPE_F16 ||
-                   dtype == RNGTRK_DTYPE_BF16;
-        case RNGTRK_DIST_NORMAL: return dtype == RNGTRK_DTYPE_F32 || dtype == RNGTRK_DTYPE_F64;
-        case RNGTRK_DIST_BERNOULLI: return dtype == (for_dropout ? RNGTRK_DTYPE_F32 : RNGTRK_DTYPE_U8);
-        default: return false;
-    }
-}
-
 void check_kinds(int layout, int dist, int dtype, bool for_dropout) {
-    if (layout < RNGTRK_LAYOUT_STATELESS || layout > RNGTRK_LAYOUT_TRITON)
+    if (layout_row_of(static_cast<uint32_t>(layout)) == nullptr)
         fail(RNGTRK_E_INVALID_ARGUMENT, "unknown layout " + std::to_string(layout));
-    if (dist < RNGTRK_DIST_BITS || dist > RNGTRK_DIST_BERNOULLI)
+    if (dist < 0 || static_cast<unsigned>(dist) >= kDistCount)
         fail(RNGTRK_E_INVALID_ARGUMENT, "unknown distribution " + std::to_string(dist));
-    if (dtype < RNGTRK_DTYPE_U8 || dtype > RNGTRK_DTYPE_F64)
+    if (dtype < 0 || static_cast<unsigned>(dtype) >= kDTypeCount)
         fail(RNGTRK_E_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
-    if (for_dropout && dist != RNGTRK_DIST_BERNOULLI)
-        fail(RNGTRK_E_INVALID_ARGUMENT, "dropout needs the BERNOULLI distribution");
-    if (!dtype_allowed(dist, dtype, for_dropout))
-        fail(RNGTRK_E_INVALID_ARGUMENT, std::string("distribution ") + dist_name(dist) + " does not make dtype " +
-                                            dtype_name(dtype) + (for_dropout ? " (dropout takes F32)" : ""));
+    if (for_dropout && static_cast<Dist>(dist) != Dist::bernoulli)
+        fail(RNGTRK_E_INVALID_ARGUMENT, "dropout needs the bernoulli distribution");
+    if (!makes_dtype(for_dropout ? Dist::dropout : static_cast<Dist>(dist), static_cast<DType>(dtype)))
+        fail(RNGTRK_E_INVALID_ARGUMENT, std::string("distribution ") + kDistNames[dist] + " does not make dtype " +
+                                            kDTypeTable[dtype].name + (for_dropout ? " (dropout takes f32)" : ""));
 }
 
 uint16_t to_16(DType dtype, float v) { return dtype == DType::f16 ? det::to_f16_bits(v) : det::to_bf16_bits(v); }
@@ -75,19 +40,6 @@ float from_16(DType dtype, uint16_t h) {
 }
 
 }  // namespace
-
-size_t element_bytes(DType dtype) {
-    switch (dtype) {
-        case DType::u8: return 1;
-        case DType::f16:
-        case DType::bf16: return 2;
-        case DType::u32:
-        case DType::f32: return 4;
-        case DType::u64:
-        case DType::f64: return 8;
-    }
-    return 1;
-}
 
 unsigned elements_per_block(const SampleSpec &spec) { return units_per_block(spec.dist, spec.dtype); }
 
@@ -196,15 +148,16 @@ EagerLaunch eager_launch(const SampleSpec &spec, uint64_t numel) {
 }
 
 uint64_t offset_increment(const SampleSpec &spec, uint64_t numel) {
-    const uint64_t e = elements_per_block(spec);
-    uint64_t blocks = 0;
-    switch (spec.layout) {
-        case Layout::stateless: blocks = numel / e + (numel % e != 0); break;
-        case Layout::nvfuser: blocks = 1; break;
-        // One counter per element, used directly as the offset is: the
-        // increment is numel rounded up to 4, counted in blocks of 4 here.
-        case Layout::triton: blocks = numel / 4 + (numel % 4 != 0); break;
-        case Layout::eager_cuda: {
+    uint64_t blocks = 0;  // of 4 offset units
+    switch (layout_row(spec.layout).increment) {
+        case Increment::blocks_drawn: {
+            const uint64_t e = elements_per_block(spec);
+            blocks = numel / e + (numel % e != 0);
+            break;
+        }
+        case Increment::one_block: blocks = 1; break;
+        case Increment::elements: blocks = numel / 4 + (numel % 4 != 0); break;
+        case Increment::eager_slabs: {
             if (numel == 0) return 0;
             const EagerLaunch launch = eager_launch(spec, numel);
             blocks = (numel - 1) / (launch.threads * launch.unroll) + 1;

@@ -25,9 +25,6 @@ struct SampleSpec {
     uint32_t threads = 1;  // CPU threads one call may use
 };
 
-// Bytes of one element of `dtype`.
-size_t element_bytes(DType dtype);
-
 // Elements one Philox block gives: 2 for 64-bit dtypes, else 4.  (For the
 // dropout and bernoulli kinds the data dtype does not matter: 4.)
 unsigned elements_per_block(const SampleSpec &spec);

@@ -98,6 +98,12 @@ typedef enum rngtrk_dtype {
     RNGTRK_DTYPE_RANGE_ = 0x7FFFFFFF
 } rngtrk_dtype;
 size_t rngtrk_dtype_size(rngtrk_dtype dtype);
+const char *rngtrk_layout_name(rngtrk_layout layout);
+rngtrk_status rngtrk_layout_from_name(const char *name, rngtrk_layout *out);
+const char *rngtrk_distribution_name(rngtrk_distribution distribution);
+rngtrk_status rngtrk_distribution_from_name(const char *name, rngtrk_distribution *out);
+const char *rngtrk_dtype_name(rngtrk_dtype dtype);
+rngtrk_status rngtrk_dtype_from_name(const char *name, rngtrk_dtype *out);
 typedef struct rngtrk_sample_spec {
     uint32_t struct_size;
     uint32_t layout;

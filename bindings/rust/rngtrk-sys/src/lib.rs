@@ -542,6 +542,52 @@ extern "C" {
     #[doc = "  is not a dtype."]
     pub fn rngtrk_dtype_size(dtype: rngtrk_dtype) -> usize;
 }
+extern "C" {
+    #[doc = " The name of `layout`: \"stateless\", \"nvfuser\", \"torch-eager-cuda\" or"]
+    #[doc = "  \"triton\", the spelling every rngtrk tool and binding uses.  NULL for a"]
+    #[doc = "  value that is not a layout.  Layouts are numbered from 0 without gaps, so"]
+    #[doc = "  asking for 0, 1, 2, ... until NULL lists them all.  The string is static."]
+    #[doc = "  Added in 0.1."]
+    pub fn rngtrk_layout_name(layout: rngtrk_layout) -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    #[doc = " Writes the layout called `name` (NUL-terminated; the exact spelling of"]
+    #[doc = "  `rngtrk_layout_name`) to `*out`.  Returns `RNGTRK_OK`, or"]
+    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (NULL, or no layout has that name: the"]
+    #[doc = "  message lists the names; `*out` is left as it was).  Added in 0.1."]
+    pub fn rngtrk_layout_from_name(
+        name: *const ::std::os::raw::c_char,
+        out: *mut rngtrk_layout,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    #[doc = " The name of `distribution` (\"bits\", \"uniform\", \"normal\", \"bernoulli\"), or"]
+    #[doc = "  NULL; numbered and listed as layouts are.  Static.  Added in 0.1."]
+    pub fn rngtrk_distribution_name(
+        distribution: rngtrk_distribution,
+    ) -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    #[doc = " The distribution called `name`; returns as `rngtrk_layout_from_name`."]
+    #[doc = "  Added in 0.1."]
+    pub fn rngtrk_distribution_from_name(
+        name: *const ::std::os::raw::c_char,
+        out: *mut rngtrk_distribution,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    #[doc = " The name of `dtype` (\"u8\", \"u32\", \"u64\", \"f16\", \"bf16\", \"f32\", \"f64\"), or"]
+    #[doc = "  NULL; numbered and listed as layouts are.  Static.  Added in 0.1."]
+    pub fn rngtrk_dtype_name(dtype: rngtrk_dtype) -> *const ::std::os::raw::c_char;
+}
+extern "C" {
+    #[doc = " The dtype called `name`; returns as `rngtrk_layout_from_name`.  Added in"]
+    #[doc = "  0.1."]
+    pub fn rngtrk_dtype_from_name(
+        name: *const ::std::os::raw::c_char,
+        out: *mut rngtrk_dtype,
+    ) -> rngtrk_status;
+}
 #[doc = " What to sample.  A growable struct (docs/abi.md): fill it with"]
 #[doc = "  `rngtrk_sample_spec_init` (or `RNGTRK_SAMPLE_SPEC_INIT`), then change the"]
 #[doc = "  parameters.  The library reads only the first `struct_size` bytes;"]
