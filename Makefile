@@ -42,7 +42,10 @@ WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-al
 # -ffp-contract=off: no fused multiply-add behind our back, so the scalar,
 # SIMD and CUDA paths round every float operation alike (core/det_math.h).
 LIB_CXXFLAGS := -std=c++17 $(OPTFLAGS) $(WARNINGS) -ffp-contract=off -pthread -fPIC -fvisibility=hidden \
-                -fvisibility-inlines-hidden -Ic_api -Icore -MMD -MP $(CXXFLAGS)
+                -fvisibility-inlines-hidden -MMD -MP $(CXXFLAGS)
+# The core and the CUDA backend see only core/ (they never include the public
+# header: core/status.h is theirs); the C layer sees both.
+lib_includes = $(if $(filter c_api/%,$<),-Ic_api -Icore,-Icore)
 
 BUILD  := build
 OBJDIR := $(BUILD)/obj
@@ -68,7 +71,7 @@ NVCC ?= $(CUDA_HOME)/bin/nvcc
 CUDA ?= $(if $(wildcard $(NVCC)),1,0)
 CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
 NVCC_FLAGS := -std=c++17 -O3 --fmad=false $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden,-pthread \
-              -Ic_api -Icore -Icuda
+              -Icore -Icuda
 ifeq ($(CUDA),1)
 LIB_OBJECTS += $(OBJDIR)/cuda/cuda_backend.o
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
@@ -86,7 +89,7 @@ $(OBJDIR)/cuda/%.o: cuda/%.cu $(wildcard core/*.h) $(wildcard cuda/*.h) c_api/rn
 
 $(OBJDIR)/cuda/cuda_unavailable.o: cuda/cuda_unavailable.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(LIB_CXXFLAGS) -c $< -o $@
+	$(CXX) $(LIB_CXXFLAGS) -Icore -c $< -o $@
 
 SONAME     := librngtrk.so.$(VERSION_MAJOR)
 SHARED_LIB := $(BUILD)/librngtrk.so.$(VERSION)
@@ -107,7 +110,7 @@ lib: $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME) $(STATIC_LIB) $(PC_F
 
 $(OBJDIR)/%.o: %.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(LIB_CXXFLAGS) $(TARGET_FLAGS) -c $< -o $@
+	$(CXX) $(LIB_CXXFLAGS) $(lib_includes) $(TARGET_FLAGS) -c $< -o $@
 
 # The sampling engines: -O3 lets GCC vectorise the element transforms, and
 # -fno-trapping-math lets it evaluate both arms of a select (it changes no

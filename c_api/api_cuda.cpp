@@ -6,10 +6,14 @@
 #include "../core/sample.h"
 #include "api_convert.h"
 #include "api_guard.h"
+#include "api_sample_request.h"
 
 namespace {
 
+using rngtrk::checked_range;
+using rngtrk::checked_slice;
 using rngtrk::checked_state;
+using rngtrk::SpecUse;
 using rngtrk::guarded;
 using rngtrk::require_pointer;
 
@@ -31,11 +35,10 @@ RNGTRK_API rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, co
                                             void *stream) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
-        const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, device_out, out_capacity);
-        rngtrk::check_counters(sp, s, first + count);
+        const rngtrk::RangeRequest r =
+            checked_range(&s, spec, SpecUse::sample, nullptr, first, count, device_out, out_capacity);
         require_device();
-        rngtrk::cuda_backend::generate(sp, s, nullptr, r.numel, first, count, device_out, nullptr, stream);
+        rngtrk::cuda_backend::generate(r.spec, s, nullptr, r.numel, first, count, device_out, nullptr, stream);
     });
 }
 
@@ -45,10 +48,8 @@ RNGTRK_API rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *sta
                                                   void *stream) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
         const rngtrk::SliceRequest r =
-            rngtrk::check_slice(sp, ndim, global_shape, start, local_shape, device_out, out_capacity);
-        rngtrk::check_counters(sp, s, r.numel);
+            checked_slice(&s, spec, ndim, global_shape, start, local_shape, device_out, out_capacity);
         require_device();
         rngtrk::cuda_backend::generate_slice(r, s, stream);
     });
@@ -59,15 +60,10 @@ RNGTRK_API rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *stat
                                                  float *device_out, void *stream) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, true);
-        if (count != 0) {
-            require_pointer(device_in, "device_in");
-            rngtrk::check_aligned(device_in, sizeof(float), "device_in");
-        }
-        const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, device_out, SIZE_MAX);
-        rngtrk::check_counters(sp, s, first + count);
+        const rngtrk::RangeRequest r = checked_range(&s, spec, SpecUse::dropout, nullptr, first, count, device_out,
+                                                     SIZE_MAX, device_in, "device_in");
         require_device();
-        rngtrk::cuda_backend::generate(sp, s, nullptr, r.numel, first, count, device_out, device_in, stream);
+        rngtrk::cuda_backend::generate(r.spec, s, nullptr, r.numel, first, count, device_out, device_in, stream);
     });
 }
 
@@ -76,18 +72,20 @@ RNGTRK_API rngtrk_status rngtrk_cuda_sample_graphsafe(const uint64_t *device_sta
                                                       size_t out_capacity, void *stream) {
     return guarded([&] {
         require_pointer(device_state, "device_state");
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
-        const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, device_out, out_capacity);
+        // The state is on the device: its counters are not known here.
+        const rngtrk::RangeRequest r =
+            checked_range(nullptr, spec, SpecUse::sample, nullptr, first, count, device_out, out_capacity);
         require_device();
-        rngtrk::cuda_backend::generate(sp, rngtrk::PhiloxState{}, device_state, r.numel, first, count, device_out,
-                                       nullptr, stream);
+        rngtrk::cuda_backend::generate(r.spec, rngtrk::PhiloxState{}, device_state, r.numel, first, count,
+                                       device_out, nullptr, stream);
     });
 }
 
 RNGTRK_API rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t increment, void *stream) {
     return guarded([&] {
         require_pointer(device_state, "device_state");
-        if (increment > UINT64_MAX - 3) rngtrk::fail(RNGTRK_E_OVERFLOW, "increment rounds past 2^64");
+        uint64_t step = 0;
+        if (!rngtrk::round_up_to_block(increment, &step)) rngtrk::fail(RNGTRK_E_OVERFLOW, "increment rounds past 2^64");
         require_device();
         rngtrk::cuda_backend::advance_device(device_state, increment, stream);
     });

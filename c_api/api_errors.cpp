@@ -4,6 +4,30 @@
 
 #include "api_guard.h"
 
+// The core's Status (core/status.h) and rngtrk_status are the same values:
+// the C layer converts by a cast (api_guard.h).
+#define RNGTRK_SAME_STATUS(c, core) \
+    static_assert(static_cast<int>(RNGTRK_##c) == static_cast<int>(rngtrk::Status::core), #c)
+RNGTRK_SAME_STATUS(OK, ok);
+RNGTRK_SAME_STATUS(E_INVALID_ARGUMENT, invalid_argument);
+RNGTRK_SAME_STATUS(E_DUPLICATE_NAME, duplicate_name);
+RNGTRK_SAME_STATUS(E_DUPLICATE_SEED, duplicate_seed);
+RNGTRK_SAME_STATUS(E_UNKNOWN_NAME, unknown_name);
+RNGTRK_SAME_STATUS(E_FORK_ORDER, fork_order);
+RNGTRK_SAME_STATUS(E_BUFFER_TOO_SMALL, buffer_too_small);
+RNGTRK_SAME_STATUS(E_CORRUPT, corrupt);
+RNGTRK_SAME_STATUS(E_UNSUPPORTED_VERSION, unsupported_version);
+RNGTRK_SAME_STATUS(E_OVERFLOW, overflow);
+RNGTRK_SAME_STATUS(E_OUT_OF_MEMORY, out_of_memory);
+RNGTRK_SAME_STATUS(E_UNAVAILABLE, unavailable);
+RNGTRK_SAME_STATUS(E_INTERNAL, internal);
+RNGTRK_SAME_STATUS(E_WRONG_RANK, wrong_rank);
+RNGTRK_SAME_STATUS(E_IO, io);
+RNGTRK_SAME_STATUS(E_STREAM_REUSE, stream_reuse);
+RNGTRK_SAME_STATUS(E_REPLAY_MISMATCH, replay_mismatch);
+#undef RNGTRK_SAME_STATUS
+
+
 namespace rngtrk {
 
 namespace {

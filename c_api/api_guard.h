@@ -14,6 +14,11 @@ namespace rngtrk {
 // Records `message` as this thread's last error (never throws).
 void set_last_error(const char *message) noexcept;
 
+// The core's Error with a C status (the values are equal: api_errors.cpp).
+[[noreturn]] inline void fail(rngtrk_status status, const std::string &message) {
+    throw Error(static_cast<Status>(status), message);
+}
+
 // Throws Error(RNGTRK_E_INVALID_ARGUMENT) naming `param` when `p` is NULL.
 inline void require_pointer(const void *p, const char *param) {
     if (p == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, std::string(param) + " is NULL");
@@ -26,7 +31,7 @@ rngtrk_status guarded(Body &&body) noexcept {
         return RNGTRK_OK;
     } catch (const Error &e) {
         set_last_error(e.what());
-        return e.status();
+        return static_cast<rngtrk_status>(e.status());
     } catch (const std::bad_alloc &) {
         set_last_error("out of memory");
         return RNGTRK_E_OUT_OF_MEMORY;

@@ -18,7 +18,7 @@ extern "C" {
 
 RNGTRK_API rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *t, rngtrk_ledger_mode mode, uint64_t capacity) {
     return guarded([&] {
-        require_pointer(t, "t");
+        require_pointer(t, "tracker");
         if (mode < RNGTRK_LEDGER_OFF || mode > RNGTRK_LEDGER_RECORD)
             rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown ledger mode " + std::to_string(mode));
         if (capacity > SIZE_MAX) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "capacity does not fit in size_t");
@@ -28,7 +28,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *t, rngtrk_led
 
 RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *t, uint64_t *out) {
     return guarded([&] {
-        require_pointer(t, "t");
+        require_pointer(t, "tracker");
         require_pointer(out, "out");
         *out = t->impl.ledger().mark();
     });
@@ -36,14 +36,14 @@ RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *t, uint64_t 
 
 RNGTRK_API rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *t, uint64_t mark) {
     return guarded([&] {
-        require_pointer(t, "t");
+        require_pointer(t, "tracker");
         t->impl.ledger().replay_begin(mark);
     });
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *t) {
     return guarded([&] {
-        require_pointer(t, "t");
+        require_pointer(t, "tracker");
         t->impl.ledger().replay_end();
     });
 }
@@ -51,7 +51,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *t) {
 RNGTRK_API rngtrk_status rngtrk_tracker_ledger_overlaps(const rngtrk_tracker *t, rngtrk_overlap *out, size_t capacity,
                                                         size_t *count) {
     return guarded([&] {
-        require_pointer(t, "t");
+        require_pointer(t, "tracker");
         require_pointer(count, "count");
         const auto &overlaps = t->impl.ledger().overlaps();
         *count = overlaps.size();

@@ -6,12 +6,17 @@
 #include "../core/sample_engines.h"
 #include "api_convert.h"
 #include "api_guard.h"
+#include "api_sample_request.h"
 #include "api_tracker_handle.h"
 
 using rngtrk::checked_state;
 using rngtrk::guarded;
 using rngtrk::require_pointer;
+using rngtrk::checked_range;
+using rngtrk::checked_slice;
+using rngtrk::SpecUse;
 using rngtrk::to_c;
+using rngtrk::tracker_of;
 
 extern "C" {
 
@@ -27,10 +32,7 @@ RNGTRK_API rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const r
                                        uint64_t first, uint64_t count, void *out, size_t out_capacity) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
-        const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, out, out_capacity);
-        rngtrk::check_counters(sp, s, first + count);
-        rngtrk::run_range(r, s);
+        rngtrk::run_range(checked_range(&s, spec, SpecUse::sample, nullptr, first, count, out, out_capacity), s);
     });
 }
 
@@ -39,10 +41,7 @@ RNGTRK_API rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state, c
                                              const uint64_t *local_shape, void *out, size_t out_capacity) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
-        const rngtrk::SliceRequest r = rngtrk::check_slice(sp, ndim, global_shape, start, local_shape, out, out_capacity);
-        rngtrk::check_counters(sp, s, r.numel);
-        rngtrk::run_slice(r, s);
+        rngtrk::run_slice(checked_slice(&s, spec, ndim, global_shape, start, local_shape, out, out_capacity), s);
     });
 }
 
@@ -50,14 +49,8 @@ RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, co
                                             uint64_t first, uint64_t count, const float *in, float *out) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, true);
-        if (count != 0) {
-            require_pointer(in, "in");
-            rngtrk::check_aligned(in, sizeof(float), "in");
-        }
-        const rngtrk::RangeRequest r = rngtrk::check_range(sp, sp.numel, first, count, out, SIZE_MAX);
-        rngtrk::check_counters(sp, s, first + count);
-        rngtrk::run_dropout(r, s, in, out);
+        rngtrk::run_dropout(checked_range(&s, spec, SpecUse::dropout, nullptr, first, count, out, SIZE_MAX, in), s,
+                            in, out);
     });
 }
 
@@ -71,48 +64,47 @@ RNGTRK_API rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec
 
 RNGTRK_API const char *rngtrk_cpu_path(void) { return rngtrk::cpu_path().name; }
 
-RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec, uint64_t count,
-                                               void *out, size_t out_capacity, rngtrk_philox_state *out_before) {
+// The tracker calls draw a whole tensor from the active state: check the
+// request there, advance by what the layout consumes, then generate from
+// the state before (which cannot fail any more).
+RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec,
+                                               uint64_t count, void *out, size_t out_capacity,
+                                               rngtrk_philox_state *out_before) {
     return guarded([&] {
-        require_pointer(t, "t");
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
-        const rngtrk::RangeRequest r = rngtrk::check_range(sp, count, 0, count, out, out_capacity);
-        rngtrk::check_counters(sp, t->impl.active_state(), count);
-        const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, count));
+        rngtrk::Tracker &t = tracker_of(tracker);
+        const rngtrk::PhiloxState active = t.active_state();
+        const rngtrk::RangeRequest r =
+            checked_range(&active, spec, SpecUse::sample, &count, 0, count, out, out_capacity);
+        const rngtrk::PhiloxState before = t.advance(rngtrk::offset_increment(r.spec, count));
         rngtrk::run_range(r, before);
         if (out_before != nullptr) *out_before = to_c(before);
     });
 }
 
-RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec,
                                                      size_t ndim, const uint64_t *global_shape,
                                                      const uint64_t *start, const uint64_t *local_shape, void *out,
                                                      size_t out_capacity, rngtrk_philox_state *out_before) {
     return guarded([&] {
-        require_pointer(t, "t");
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, false);
+        rngtrk::Tracker &t = tracker_of(tracker);
+        const rngtrk::PhiloxState active = t.active_state();
         const rngtrk::SliceRequest r =
-            rngtrk::check_slice(sp, ndim, global_shape, start, local_shape, out, out_capacity);
-        rngtrk::check_counters(sp, t->impl.active_state(), r.numel);
-        const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, r.numel));
+            checked_slice(&active, spec, ndim, global_shape, start, local_shape, out, out_capacity);
+        const rngtrk::PhiloxState before = t.advance(rngtrk::offset_increment(r.spec, r.numel));
         rngtrk::run_slice(r, before);
         if (out_before != nullptr) *out_before = to_c(before);
     });
 }
 
-RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec,
                                                     uint64_t count, const float *in, float *out,
                                                     rngtrk_philox_state *out_before) {
     return guarded([&] {
-        require_pointer(t, "t");
-        const rngtrk::SampleSpec sp = rngtrk::checked_spec(spec, true);
-        if (count != 0) {
-            require_pointer(in, "in");
-            rngtrk::check_aligned(in, sizeof(float), "in");
-        }
-        const rngtrk::RangeRequest r = rngtrk::check_range(sp, count, 0, count, out, SIZE_MAX);
-        rngtrk::check_counters(sp, t->impl.active_state(), count);
-        const rngtrk::PhiloxState before = t->impl.advance(rngtrk::offset_increment(sp, count));
+        rngtrk::Tracker &t = tracker_of(tracker);
+        const rngtrk::PhiloxState active = t.active_state();
+        const rngtrk::RangeRequest r =
+            checked_range(&active, spec, SpecUse::dropout, &count, 0, count, out, SIZE_MAX, in);
+        const rngtrk::PhiloxState before = t.advance(rngtrk::offset_increment(r.spec, count));
         rngtrk::run_dropout(r, before, in, out);
         if (out_before != nullptr) *out_before = to_c(before);
     });

@@ -182,7 +182,7 @@ RNGTRK_API void rngtrk_tracker_free(rngtrk_tracker *tracker);
  *  name); `RNGTRK_E_DUPLICATE_NAME`; `RNGTRK_E_DUPLICATE_SEED` (another
  *  named state uses `seed`); `RNGTRK_E_OUT_OF_MEMORY`.  A failed add
  *  changes nothing. */
-RNGTRK_API rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed);
+RNGTRK_API rngtrk_status rngtrk_tracker_add(rngtrk_tracker *tracker, const char *name, uint64_t seed);
 
 /** Makes the named state the active one, remembering what was active.
  *  Forks nest, and a name that is already open may be forked again
@@ -190,7 +190,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name,
  *  nested fork simply continues that name's one stream, and no number is
  *  handed out twice.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`;
  *  `RNGTRK_E_UNKNOWN_NAME`; `RNGTRK_E_OUT_OF_MEMORY`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *t, const char *name);
+RNGTRK_API rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *tracker, const char *name);
 
 /** Closes the innermost fork, which must be `name`: the advanced state stays
  *  in `name` and what was active before the fork is active again (with a
@@ -198,18 +198,18 @@ RNGTRK_API rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *t, const char *name
  *  one left it).  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`;
  *  `RNGTRK_E_UNKNOWN_NAME`; `RNGTRK_E_FORK_ORDER` (no fork open, or `name`
  *  is not the innermost). */
-RNGTRK_API rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *t, const char *name);
+RNGTRK_API rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *tracker, const char *name);
 
 /** Copies the named state into `*out`.  Returns `RNGTRK_OK`,
  *  `RNGTRK_E_INVALID_ARGUMENT` or `RNGTRK_E_UNKNOWN_NAME`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *t, const char *name,
+RNGTRK_API rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *tracker, const char *name,
                                                   rngtrk_philox_state *out);
 
 /** Replaces the named state by `*state` (allowed while it is forked).
  *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL, or an offset that
  *  is not a multiple of 4); `RNGTRK_E_UNKNOWN_NAME`;
  *  `RNGTRK_E_DUPLICATE_SEED` (another named state uses that seed). */
-RNGTRK_API rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char *name,
+RNGTRK_API rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *tracker, const char *name,
                                                   const rngtrk_philox_state *state);
 
 /** Replaces all named states at once by `count` (name, state) pairs, in the
@@ -222,47 +222,47 @@ RNGTRK_API rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char 
  *  `RNGTRK_E_DUPLICATE_NAME`; `RNGTRK_E_DUPLICATE_SEED`;
  *  `RNGTRK_E_FORK_ORDER` (an open fork's name is not among the pairs);
  *  `RNGTRK_E_OUT_OF_MEMORY`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *t, const char *const *names,
+RNGTRK_API rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *tracker, const char *const *names,
                                                    const rngtrk_philox_state *states, size_t count);
 
 /** Writes the number of named states to `*out`.  Returns `RNGTRK_OK` or
  *  `RNGTRK_E_INVALID_ARGUMENT`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *t, size_t *out);
+RNGTRK_API rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *tracker, size_t *out);
 
 /** Points `*out` at the name of the index-th named state (insertion order).
  *  The string is owned by the tracker and valid until the next call that
  *  changes the set of names (add, set_states, reset, load) or frees it.
  *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL, or index >= count). */
-RNGTRK_API rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t index, const char **out);
+RNGTRK_API rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *tracker, size_t index, const char **out);
 
 /** Writes the number of open forks to `*out` (0 outside any fork).  Returns
  *  `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *t, size_t *out);
+RNGTRK_API rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *tracker, size_t *out);
 
 /** Drops every named state and its seed; the default state becomes (0, 0)
  *  and the origin is cleared.  Returns `RNGTRK_OK`,
  *  `RNGTRK_E_INVALID_ARGUMENT`, or `RNGTRK_E_FORK_ORDER`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *t);
+RNGTRK_API rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *tracker);
 
 /** Sets the default state to (seed, 0), like `torch.manual_seed`.  Named
  *  states are untouched; allowed while a fork is open (the default becomes
  *  active again when every fork is restored).  Returns `RNGTRK_OK` or
  *  `RNGTRK_E_INVALID_ARGUMENT`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_manual_seed(rngtrk_tracker *t, uint64_t seed);
+RNGTRK_API rngtrk_status rngtrk_tracker_manual_seed(rngtrk_tracker *tracker, uint64_t seed);
 
 /** Copies the default state into `*out`.  Returns `RNGTRK_OK` or
  *  `RNGTRK_E_INVALID_ARGUMENT`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *t, rngtrk_philox_state *out);
+RNGTRK_API rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *tracker, rngtrk_philox_state *out);
 
 /** Replaces the default state (e.g. by a `torch.cuda.get_rng_state()`
  *  value).  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (NULL, or an
  *  offset that is not a multiple of 4). */
-RNGTRK_API rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *t, const rngtrk_philox_state *state);
+RNGTRK_API rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *tracker, const rngtrk_philox_state *state);
 
 /** Copies the active state into `*out`: the innermost forked state, or the
  *  default state when no fork is open.  Returns `RNGTRK_OK` or
  *  `RNGTRK_E_INVALID_ARGUMENT`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t, rngtrk_philox_state *out);
+RNGTRK_API rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *tracker, rngtrk_philox_state *out);
 
 /** Reserves `increment` outputs of the active state: copies the active state
  *  into `*out_before` (if not NULL), then adds `increment` rounded up to a
@@ -270,7 +270,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t, rn
  *  the reserved numbers from `*out_before`.  Returns `RNGTRK_OK`;
  *  `RNGTRK_E_INVALID_ARGUMENT` (t is NULL); `RNGTRK_E_OVERFLOW` if the
  *  offset would pass 2^64 - 1 (nothing changes). */
-RNGTRK_API rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t increment,
+RNGTRK_API rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *tracker, uint64_t increment,
                                                 rngtrk_philox_state *out_before);
 
 /* ========================================================================
@@ -284,7 +284,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t incr
  *  `RNGTRK_E_INVALID_ARGUMENT` (t or out_len NULL, or dst NULL with
  *  capacity > 0); `RNGTRK_E_BUFFER_TOO_SMALL` (capacity < length;
  *  `*out_len` still receives the length, nothing is written to dst). */
-RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst, size_t capacity,
+RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *tracker, uint8_t *dst, size_t capacity,
                                              size_t *out_len);
 
 /** Replaces the tracker's default and named states by those in checkpoint
@@ -296,7 +296,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *d
  *  multiple of 4, trailing bytes); `RNGTRK_E_UNSUPPORTED_VERSION`;
  *  `RNGTRK_E_WRONG_RANK` (see `rngtrk_tracker_load_flags`);
  *  `RNGTRK_E_OUT_OF_MEMORY`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
+RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *tracker, const uint8_t *src, size_t len);
 
 /** Flag of `rngtrk_tracker_load_flags`: load another rank's checkpoint. */
 #define RNGTRK_LOAD_ANY_RANK 1
@@ -310,7 +310,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *s
  *  message names every coordinate that differs.  `RNGTRK_LOAD_ANY_RANK`
  *  loads it anyway.  After a load the tracker takes the checkpoint's origin
  *  (none for version 1).  Other statuses as `rngtrk_tracker_load`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
+RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *tracker, const uint8_t *src, size_t len,
                                                    uint32_t flags);
 
 /** Saves the tracker's checkpoint to the file `path`, crash-safely: the
@@ -321,7 +321,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint
  *  once.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL);
  *  `RNGTRK_E_IO` (with the system's reason; the previous file is
  *  untouched); `RNGTRK_E_OUT_OF_MEMORY`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path);
+RNGTRK_API rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *tracker, const char *path);
 
 /** Loads the checkpoint file `path` (as `rngtrk_tracker_load_flags` with
  *  `flags`).  The header is read first: a file that is not a checkpoint, or
@@ -330,7 +330,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const
  *  Returns `RNGTRK_OK`; `RNGTRK_E_IO` (cannot open or read, or not a
  *  regular file); and the statuses of `rngtrk_tracker_load_flags`.  On any
  *  error the tracker is unchanged. */
-RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags);
+RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *tracker, const char *path, uint32_t flags);
 
 /** Describes checkpoint bytes without a tracker, as the one line of
  *  canonical JSON every rngtrk tool prints (`rngtrk inspect`, Python's
@@ -521,21 +521,21 @@ RNGTRK_API const char *rngtrk_cpu_path(void);
  *  `rngtrk_sample`, plus `RNGTRK_E_OVERFLOW` if the offset would pass
  *  2^64 - 1.  For the torch-eager-cuda layout the tensor is the `count`
  *  elements (spec->numel is not used). */
-RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec, uint64_t count,
+RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec, uint64_t count,
                                                void *out, size_t out_capacity, rngtrk_philox_state *out_before);
 
 /** Like `rngtrk_tracker_sample` for one box of an n-d tensor: every rank
  *  holding a box of the same tensor calls it with its own box; the active
  *  state advances by what the whole tensor consumes, the same on every
  *  rank. */
-RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec,
                                                      size_t ndim, const uint64_t *global_shape,
                                                      const uint64_t *start, const uint64_t *local_shape, void *out,
                                                      size_t out_capacity, rngtrk_philox_state *out_before);
 
 /** `rngtrk_dropout_f32` of `count` elements from the tracker's active
  *  state, advancing it as `rngtrk_tracker_sample` would. */
-RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec,
                                                     uint64_t count, const float *in, float *out,
                                                     rngtrk_philox_state *out_before);
 
@@ -638,7 +638,7 @@ RNGTRK_API rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, s
  *  seed: the policy collides here, nothing changes);
  *  `RNGTRK_E_FORK_ORDER` (an open fork's state is not among the policy's,
  *  as set_states). */
-RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
+RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *tracker, rngtrk_seed_policy policy, uint64_t seed,
                                                   const rngtrk_parallel_rank *rank, uint32_t flags);
 
 /** Who a tracker's states belong to: set by `rngtrk_tracker_seed_rank`,
@@ -681,13 +681,13 @@ RNGTRK_API rngtrk_status rngtrk_origin_init(rngtrk_origin *origin, size_t origin
  *  past the fields this library knows.  Returns `RNGTRK_OK` or
  *  `RNGTRK_E_INVALID_ARGUMENT` (NULL, or a struct_size below
  *  `RNGTRK_ORIGIN_MIN_SIZE`). */
-RNGTRK_API rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out);
+RNGTRK_API rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *tracker, rngtrk_origin *out);
 
 /** A 64-bit fingerprint of the states a checkpoint records (default and
  *  named states, in order; not the origin): equal trackers give equal
  *  digests, so ranks can compare trackers with one allgather of 8 bytes.
  *  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT`. */
-RNGTRK_API rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
+RNGTRK_API rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *tracker, uint64_t *out);
 
 /** The kind of a DTensor placement on one mesh dimension. */
 typedef enum rngtrk_placement_kind {
@@ -771,12 +771,12 @@ typedef struct rngtrk_overlap {
  *  set_states, reset and load, and is not written into checkpoints.
  *  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (unknown mode, a
  *  replay open). */
-RNGTRK_API rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *t, rngtrk_ledger_mode mode, uint64_t capacity);
+RNGTRK_API rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *tracker, rngtrk_ledger_mode mode, uint64_t capacity);
 
 /** A position in the ledger: the number of the next reservation.  A region
  *  runs from a mark to the next mark taken (or to now).  Returns
  *  `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (ledger off, a replay open). */
-RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *t, uint64_t *out);
+RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *tracker, uint64_t *out);
 
 /** Starts replaying the region of `mark`: until rngtrk_tracker_replay_end,
  *  every reservation must equal, in order, the one recorded at the same
@@ -787,16 +787,16 @@ RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *t, uint64_t 
  *  `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` (ledger off, not a mark, a
  *  replay already open) or `RNGTRK_E_REPLAY_MISMATCH` (the log no longer
  *  holds the region). */
-RNGTRK_API rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *t, uint64_t mark);
+RNGTRK_API rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *tracker, uint64_t mark);
 
 /** Ends the open replay; `RNGTRK_E_REPLAY_MISMATCH` if it made fewer
  *  reservations than the region holds (the replay ends either way). */
-RNGTRK_API rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *t);
+RNGTRK_API rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *tracker);
 
 /** The overlaps RECORD mode recorded: `*count` is set to their number;
  *  up to `capacity` are written to `out` (NULL with capacity 0 asks for the
  *  count).  `RNGTRK_E_BUFFER_TOO_SMALL` when capacity < count. */
-RNGTRK_API rngtrk_status rngtrk_tracker_ledger_overlaps(const rngtrk_tracker *t, rngtrk_overlap *out,
+RNGTRK_API rngtrk_status rngtrk_tracker_ledger_overlaps(const rngtrk_tracker *tracker, rngtrk_overlap *out,
                                                         size_t capacity, size_t *count);
 
 /* ========================================================================

@@ -16,7 +16,7 @@ namespace {
 constexpr size_t kEntryFixedBytes = 1 + kStateBytes;
 
 [[noreturn]] void corrupt(const std::string &what) {
-    fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + what);
+    fail(Status::corrupt, "corrupt checkpoint: " + what);
 }
 
 // The version an origin is written with, and its block's size.
@@ -42,20 +42,20 @@ void check_checkpoint_version(uint32_t version, const std::string &where) {
         if (version == kReadable[i]) return;
         list += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + std::to_string(kReadable[i]);
     }
-    fail(RNGTRK_E_UNSUPPORTED_VERSION, where + "checkpoint format version " + std::to_string(version) +
+    fail(Status::unsupported_version, where + "checkpoint format version " + std::to_string(version) +
                                            " is not supported (this library reads versions " + list + ")");
 }
 
 size_t checkpoint_size(const std::vector<NamedState> &states, const Origin &origin) {
     if (states.size() > std::numeric_limits<uint32_t>::max())
-        fail(RNGTRK_E_OVERFLOW, "too many named states for one checkpoint");
+        fail(Status::overflow, "too many named states for one checkpoint");
     size_t total = kCheckpointHeaderBytes + kCheckpointTrailerBytes + origin_bytes(version_for(origin));
     // Each entry is at most 272 bytes and there are fewer than 2^32 of them,
     // so on a 64-bit size_t this cannot overflow; on 32-bit it can.
     for (const NamedState &entry : states) {
         const size_t entry_bytes = kEntryFixedBytes + entry.name.size();
         if (total > std::numeric_limits<size_t>::max() - entry_bytes)
-            fail(RNGTRK_E_OVERFLOW, "checkpoint size does not fit in size_t");
+            fail(Status::overflow, "checkpoint size does not fit in size_t");
         total += entry_bytes;
     }
     return total;

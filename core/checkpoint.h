@@ -42,12 +42,12 @@ constexpr size_t kCheckpointHeaderBytes = 40;  // magic, version, length, defaul
 constexpr size_t kCheckpointTrailerBytes = 4;  // CRC-32
 
 // The one place that knows which format versions this library reads:
-// throws Error(RNGTRK_E_UNSUPPORTED_VERSION) for any other, naming it and
+// throws Error(Status::unsupported_version) for any other, naming it and
 // the readable ones, with `where` ("PATH: ") in front of the message.
 void check_checkpoint_version(uint32_t version, const std::string &where = "");
 
 // Exact encoded size of (default_state, states); throws
-// Error(RNGTRK_E_OVERFLOW) if it does not fit the format or size_t.
+// Error(Status::overflow) if it does not fit the format or size_t.
 // With an origin present the encoding is version 2 (36 bytes more), or 3
 // (52) when the origin has a remat coordinate.
 size_t checkpoint_size(const std::vector<NamedState> &states, const Origin &origin = Origin());
@@ -58,8 +58,8 @@ void encode_checkpoint(const PhiloxState &default_state, const std::vector<Named
                        const Origin &origin = Origin());
 
 // Validates the framing (magic, version, length, checksum, entry bounds)
-// and decodes; throws Error (RNGTRK_E_CORRUPT or
-// RNGTRK_E_UNSUPPORTED_VERSION) saying what is wrong and where.  The rules on
+// and decodes; throws Error (Status::corrupt or
+// Status::unsupported_version) saying what is wrong and where.  The rules on
 // the entries themselves (valid, distinct names; distinct seeds; aligned
 // offsets) are checked by StateTable::from_entries.
 CheckpointContents decode_checkpoint(const uint8_t *src, size_t len);

@@ -16,7 +16,7 @@ namespace rngtrk {
 namespace {
 
 [[noreturn]] void io_error(const std::string &what, const std::string &path, int err) {
-    fail(RNGTRK_E_IO, what + " " + path + ": " + std::strerror(err));
+    fail(Status::io, what + " " + path + ": " + std::strerror(err));
 }
 
 // Closes a descriptor when it goes out of scope.
@@ -85,7 +85,7 @@ namespace {
 
 // "PATH: what: reason", the form of every error reading a checkpoint file.
 [[noreturn]] void read_error(const std::string &path, const std::string &what, int err) {
-    fail(RNGTRK_E_IO, path + ": " + what + ": " + std::strerror(err));
+    fail(Status::io, path + ": " + what + ": " + std::strerror(err));
 }
 
 }  // namespace
@@ -96,7 +96,7 @@ std::vector<uint8_t> read_checkpoint_file(const std::string &path) {
     struct stat st;
     if (::fstat(f.fd, &st) != 0) read_error(path, "cannot stat", errno);
     if (S_ISDIR(st.st_mode)) read_error(path, "cannot read", EISDIR);
-    if (!S_ISREG(st.st_mode)) fail(RNGTRK_E_IO, path + ": not a regular file");
+    if (!S_ISREG(st.st_mode)) fail(Status::io, path + ": not a regular file");
     uint8_t head[20];
     size_t got = 0;
     while (got < sizeof head) {
@@ -109,13 +109,13 @@ std::vector<uint8_t> read_checkpoint_file(const std::string &path) {
     // The header decides whether the rest is worth reading: nothing larger
     // than the declared length is ever allocated.
     if (got < 8 || std::memcmp(head, kCheckpointMagic, 8) != 0)
-        fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: not an rngtrk checkpoint (bad magic)");
-    if (got < sizeof head) fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: truncated inside the header");
+        fail(Status::corrupt, path + ": corrupt checkpoint: not an rngtrk checkpoint (bad magic)");
+    if (got < sizeof head) fail(Status::corrupt, path + ": corrupt checkpoint: truncated inside the header");
     const uint32_t version = load_le32(head + 8);
     check_checkpoint_version(version, path + ": ");
     const uint64_t declared = load_le64(head + 12);
     if (declared != static_cast<uint64_t>(st.st_size))
-        fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: " + std::to_string(st.st_size) +
+        fail(Status::corrupt, path + ": corrupt checkpoint: " + std::to_string(st.st_size) +
                                    " bytes, but its header says " + std::to_string(declared) +
                                    (declared > static_cast<uint64_t>(st.st_size) ? " (truncated)" : " (trailing bytes)"));
     std::vector<uint8_t> bytes(static_cast<size_t>(declared));
@@ -125,7 +125,7 @@ std::vector<uint8_t> read_checkpoint_file(const std::string &path) {
         const ssize_t r = ::read(f.fd, bytes.data() + got, bytes.size() - got);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) read_error(path, "cannot read", errno);
-        if (r == 0) fail(RNGTRK_E_CORRUPT, path + ": corrupt checkpoint: the file shrank while being read");
+        if (r == 0) fail(Status::corrupt, path + ": corrupt checkpoint: the file shrank while being read");
         got += static_cast<size_t>(r);
     }
     return bytes;

@@ -22,25 +22,25 @@ void chunk(uint64_t size, uint64_t n, uint64_t i, uint64_t *offset, uint64_t *le
 }
 
 void check_mesh(const MeshSpec &m) {
-    if (m.mesh_shape.empty()) fail(RNGTRK_E_INVALID_ARGUMENT, "the mesh has no dimensions");
+    if (m.mesh_shape.empty()) fail(Status::invalid_argument, "the mesh has no dimensions");
     if (m.coord.size() != m.mesh_shape.size() || m.placements.size() != m.mesh_shape.size())
-        fail(RNGTRK_E_INVALID_ARGUMENT, "coord and placements need one entry per mesh dimension");
+        fail(Status::invalid_argument, "coord and placements need one entry per mesh dimension");
     for (size_t i = 0; i < m.mesh_shape.size(); ++i) {
-        if (m.mesh_shape[i] == 0) fail(RNGTRK_E_INVALID_ARGUMENT, "mesh dimensions must be at least 1");
+        if (m.mesh_shape[i] == 0) fail(Status::invalid_argument, "mesh dimensions must be at least 1");
         if (m.coord[i] >= m.mesh_shape[i])
-            fail(RNGTRK_E_INVALID_ARGUMENT, "coordinate " + std::to_string(m.coord[i]) + " is outside mesh dimension " +
+            fail(Status::invalid_argument, "coordinate " + std::to_string(m.coord[i]) + " is outside mesh dimension " +
                                                 std::to_string(i) + " of size " + std::to_string(m.mesh_shape[i]));
         const Placement &p = m.placements[i];
         if (p.kind != Placement::replicate && p.kind != Placement::shard && p.kind != Placement::partial)
-            fail(RNGTRK_E_INVALID_ARGUMENT, "unknown placement kind");
+            fail(Status::invalid_argument, "unknown placement kind");
         if (p.kind == Placement::shard && p.dim >= m.global_shape.size())
-            fail(RNGTRK_E_INVALID_ARGUMENT, "Shard(" + std::to_string(p.dim) + ") of a " +
+            fail(Status::invalid_argument, "Shard(" + std::to_string(p.dim) + ") of a " +
                                                 std::to_string(m.global_shape.size()) + "-d tensor");
     }
     uint64_t numel = 1;
     for (uint64_t d : m.global_shape) {
         if (d != 0 && numel > std::numeric_limits<uint64_t>::max() / d)
-            fail(RNGTRK_E_OVERFLOW, "the tensor has 2^64 elements or more");
+            fail(Status::overflow, "the tensor has 2^64 elements or more");
         numel *= d;
     }
 }
@@ -62,12 +62,13 @@ void local_box(const MeshSpec &m, std::vector<uint64_t> *start, std::vector<uint
 namespace {
 
 uint64_t round_up4(uint64_t v) {
-    if (v > std::numeric_limits<uint64_t>::max() - 3) fail(RNGTRK_E_OVERFLOW, "offset past 2^64");
-    return (v + 3) / 4 * 4;
+    uint64_t out = 0;
+    if (!round_up_to_block(v, &out)) fail(Status::overflow, "offset past 2^64");
+    return out;
 }
 
 uint64_t checked_add(uint64_t a, uint64_t b) {
-    if (b > std::numeric_limits<uint64_t>::max() - a) fail(RNGTRK_E_OVERFLOW, "offset past 2^64 - 1");
+    if (b > std::numeric_limits<uint64_t>::max() - a) fail(Status::overflow, "offset past 2^64 - 1");
     return a + b;
 }
 
@@ -102,7 +103,7 @@ void dtensor_offsets(const MeshSpec &m, uint64_t offset, OffsetRule rule, uint64
     uint64_t first_numel = 1, numel = 1;
     for (size_t d = 0; d < nd; ++d) first_numel *= first[d], numel *= m.global_shape[d];
     if (first_numel != 0 && linear > std::numeric_limits<uint64_t>::max() / first_numel)
-        fail(RNGTRK_E_OVERFLOW, "shard index * shard size passes 2^64");
+        fail(Status::overflow, "shard index * shard size passes 2^64");
     *pre = checked_add(offset, round_up4(linear * first_numel));
     *post = checked_add(offset, round_up4(numel));
 }

@@ -1,26 +1,23 @@
-// The one exception type the core throws.  It carries the C status code so
+// The one exception type the core throws.  It carries the status code so
 // the C layer can convert it without a table; no exception crosses that layer.
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
-#include "rngtrk.h"
+#include "status.h"
 
 namespace rngtrk {
 
 class Error : public std::runtime_error {
 public:
-    Error(rngtrk_status status, const std::string &message)
-        : std::runtime_error(message), status_(status) {}
-    rngtrk_status status() const noexcept { return status_; }
+    Error(Status status, const std::string &message) : std::runtime_error(message), status_(status) {}
+    Status status() const noexcept { return status_; }
 
 private:
-    rngtrk_status status_;
+    Status status_;
 };
 
-[[noreturn]] inline void fail(rngtrk_status status, const std::string &message) {
-    throw Error(status, message);
-}
+[[noreturn]] inline void fail(Status status, const std::string &message) { throw Error(status, message); }
 
 }  // namespace rngtrk

@@ -16,7 +16,7 @@ std::string describe(const Reservation &r) {
 }  // namespace
 
 void Ledger::set_mode(LedgerMode mode, size_t capacity) {
-    if (replaying_) fail(RNGTRK_E_INVALID_ARGUMENT, "the ledger cannot change while a replay is open");
+    if (replaying_) fail(Status::invalid_argument, "the ledger cannot change while a replay is open");
     Ledger fresh;
     fresh.mode_ = mode;
     fresh.capacity_ = capacity == 0 ? kDefaultCapacity : capacity;
@@ -77,13 +77,13 @@ void Ledger::insert(IntervalSet &set, uint64_t begin, uint64_t end) {
 void Ledger::check_replay(std::string_view name, uint64_t seed, uint64_t begin, uint64_t end) {
     const Reservation r{std::string(name), seed, begin, end, next_sequence_};
     if (cursor_ >= region_end_)
-        fail(RNGTRK_E_REPLAY_MISMATCH, "the replay draws more than the forward did: " + describe(r) +
+        fail(Status::replay_mismatch, "the replay draws more than the forward did: " + describe(r) +
                                            " has no counterpart in the region [" + std::to_string(region_begin_) +
                                            ", " + std::to_string(region_end_) + ")");
     const Entry *want = logged(cursor_);
-    if (want == nullptr) fail(RNGTRK_E_INTERNAL, "the ledger lost a reservation of an open replay");
+    if (want == nullptr) fail(Status::internal, "the ledger lost a reservation of an open replay");
     if (names_[want->name] != name || want->seed != seed || want->begin != begin || want->end != end)
-        fail(RNGTRK_E_REPLAY_MISMATCH, "replay reservation " + std::to_string(cursor_ - region_begin_ + 1) +
+        fail(Status::replay_mismatch, "replay reservation " + std::to_string(cursor_ - region_begin_ + 1) +
                                            " of the region: expected " + describe(expand(*want, cursor_)) +
                                            " (reservation #" + std::to_string(cursor_) + "), got " + describe(r));
 }
@@ -109,7 +109,7 @@ void Ledger::reserve(std::string_view name, uint64_t seed, uint64_t begin, uint6
         Reservation earlier;
         const bool known = earlier_on(seed, begin, end, &earlier);
         if (mode_ == LedgerMode::raise)
-            fail(RNGTRK_E_STREAM_REUSE,
+            fail(Status::stream_reuse,
                  describe(later) + " overlaps " +
                      (known ? describe(earlier) + ", reservation #" + std::to_string(earlier.sequence)
                             : std::string("an earlier reservation no longer in the log")) +
@@ -134,20 +134,20 @@ void Ledger::reserve(std::string_view name, uint64_t seed, uint64_t begin, uint6
 }
 
 uint64_t Ledger::mark() {
-    if (mode_ == LedgerMode::off) fail(RNGTRK_E_INVALID_ARGUMENT, "the ledger is off: turn it on before taking marks");
-    if (replaying_) fail(RNGTRK_E_INVALID_ARGUMENT, "no mark can be taken while a replay is open");
+    if (mode_ == LedgerMode::off) fail(Status::invalid_argument, "the ledger is off: turn it on before taking marks");
+    if (replaying_) fail(Status::invalid_argument, "no mark can be taken while a replay is open");
     marks_.insert(next_sequence_);
     return next_sequence_;
 }
 
 void Ledger::replay_begin(uint64_t mark) {
-    if (mode_ == LedgerMode::off) fail(RNGTRK_E_INVALID_ARGUMENT, "the ledger is off: there is nothing to replay");
-    if (replaying_) fail(RNGTRK_E_INVALID_ARGUMENT, "a replay is already open: end it first");
-    if (marks_.count(mark) == 0) fail(RNGTRK_E_INVALID_ARGUMENT, std::to_string(mark) + " is not a mark of this ledger");
+    if (mode_ == LedgerMode::off) fail(Status::invalid_argument, "the ledger is off: there is nothing to replay");
+    if (replaying_) fail(Status::invalid_argument, "a replay is already open: end it first");
+    if (marks_.count(mark) == 0) fail(Status::invalid_argument, std::to_string(mark) + " is not a mark of this ledger");
     const auto later = marks_.upper_bound(mark);
     const uint64_t end = later != marks_.end() ? *later : next_sequence_;
     if (end > mark && logged(mark) == nullptr)
-        fail(RNGTRK_E_REPLAY_MISMATCH, "the ledger no longer holds the reservations from mark " + std::to_string(mark) +
+        fail(Status::replay_mismatch, "the ledger no longer holds the reservations from mark " + std::to_string(mark) +
                                            " (it keeps the last " + std::to_string(capacity_) + ")");
     replaying_ = true;
     region_begin_ = cursor_ = mark;
@@ -155,10 +155,10 @@ void Ledger::replay_begin(uint64_t mark) {
 }
 
 void Ledger::replay_end() {
-    if (!replaying_) fail(RNGTRK_E_INVALID_ARGUMENT, "no replay is open");
+    if (!replaying_) fail(Status::invalid_argument, "no replay is open");
     replaying_ = false;
     if (cursor_ != region_end_)
-        fail(RNGTRK_E_REPLAY_MISMATCH, "the replay made " + std::to_string(cursor_ - region_begin_) +
+        fail(Status::replay_mismatch, "the replay made " + std::to_string(cursor_ - region_begin_) +
                                            " reservations, the forward made " +
                                            std::to_string(region_end_ - region_begin_) + " (region [" +
                                            std::to_string(region_begin_) + ", " + std::to_string(region_end_) + "))");

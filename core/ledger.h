@@ -4,11 +4,11 @@
 //
 //  * reuse: a reservation whose range overlaps an earlier one on the same
 //    seed (a state restored from the wrong snapshot) is refused
-//    (RNGTRK_E_STREAM_REUSE) or only recorded, by the mode;
+//    (Status::stream_reuse) or only recorded, by the mode;
 //  * divergent recomputation: between replay_begin(mark) and replay_end()
 //    the reservations must equal, in order, those recorded in the region
 //    that starts at `mark` and ends at the next mark taken
-//    (RNGTRK_E_REPLAY_MISMATCH otherwise).
+//    (Status::replay_mismatch otherwise).
 //
 // Ranges per seed are merged interval sets (a check and an insert are
 // O(log n)); the log of reservations that replays compare against keeps at
@@ -51,7 +51,7 @@ public:
     void set_mode(LedgerMode mode, size_t capacity);
 
     // A reservation about to be handed out.  Checks it and records it, or
-    // throws (RNGTRK_E_STREAM_REUSE, RNGTRK_E_REPLAY_MISMATCH) leaving the
+    // throws (Status::stream_reuse, Status::replay_mismatch) leaving the
     // ledger unchanged.  The caller moves the state only after it returns.
     void reserve(std::string_view name, uint64_t seed, uint64_t begin, uint64_t end);
 

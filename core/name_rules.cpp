@@ -53,18 +53,18 @@ std::string name_problem(std::string_view name) {
 }
 
 std::string_view lookup_name(const char *name) {
-    if (name == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, "name is NULL");
+    if (name == nullptr) fail(Status::invalid_argument, "name is NULL");
     // strnlen stops at 256 bytes: a name that long is already invalid, so a
     // very long string is never scanned to its end.
     return std::string_view(name, strnlen(name, kMaxNameBytes + 1));
 }
 
 std::string_view checked_name(const char *name, const char *param) {
-    if (name == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, std::string(param) + " is NULL");
+    if (name == nullptr) fail(Status::invalid_argument, std::string(param) + " is NULL");
     const std::string_view view(name, strnlen(name, kMaxNameBytes + 1));
     const std::string problem = name_problem(view);
     if (!problem.empty())
-        fail(RNGTRK_E_INVALID_ARGUMENT, std::string(param) + " " + problem);
+        fail(Status::invalid_argument, std::string(param) + " " + problem);
     return view;
 }
 

@@ -18,7 +18,7 @@ bool is_valid_utf8(std::string_view bytes);
 std::string name_problem(std::string_view name);
 
 // Reads a NUL-terminated name from C, at most kMaxNameBytes + 1 bytes, and
-// throws Error(RNGTRK_E_INVALID_ARGUMENT) naming `param` when it is NULL or
+// throws Error(Status::invalid_argument) naming `param` when it is NULL or
 // invalid.  Never reads past the first NUL or past 256 bytes.  For names
 // that create a state (add, set_states).
 std::string_view checked_name(const char *name, const char *param = "name");

@@ -121,11 +121,13 @@ struct KeepWords {
 
 template <class Isa>
 struct UniformF32 {
-    bool curand;  // nvfuser's (float)w * 2^-32 + 2^-33 with 1 -> 0; else stateless (w & 0xFFFFFF) * 2^-24
+    // Whose uniform: nvfuser's (float)w * 2^-32 + 2^-33 with 1 -> 0, or
+    // stateless's (w & 0xFFFFFF) * 2^-24.
+    Layout layout;
     float low, range;
     typename Isa::V operator()(typename Isa::V w) const {
         typename Isa::F u;
-        if (curand) {
+        if (layout == Layout::nvfuser) {
             u = Isa::cvt_u32(w);
             u = Isa::zero_where(Isa::addf(Isa::mulf(u, Isa::setf(0x1p-32f)), Isa::setf(0x1p-33f)), 1.0f);
         } else {
@@ -135,8 +137,8 @@ struct UniformF32 {
     }
     uint32_t scalar(uint32_t w) const {
         // high is not used by these two layouts.
-        const float v = curand ? uniform_f32<Layout::nvfuser>(w, low, range, 0.0f)
-                               : uniform_f32<Layout::stateless>(w, low, range, 0.0f);
+        const float v = layout == Layout::nvfuser ? uniform_f32<Layout::nvfuser>(w, low, range, 0.0f)
+                                                  : uniform_f32<Layout::stateless>(w, low, range, 0.0f);
         uint32_t b;
         std::memcpy(&b, &v, sizeof b);
         return b;

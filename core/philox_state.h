@@ -22,4 +22,15 @@ constexpr uint64_t kWordsPerBlock = 4;
 
 inline bool offset_is_aligned(uint64_t offset) { return offset % kWordsPerBlock == 0; }
 
+// The blocks that `units` outputs take: ceil(units / 4) (never overflows).
+constexpr uint64_t blocks_for(uint64_t units) { return units / kWordsPerBlock + (units % kWordsPerBlock != 0); }
+
+// `units` rounded up to a whole block, the one rounding every offset
+// increment takes; false (and *out untouched) if that passes 2^64 - 1.
+constexpr bool round_up_to_block(uint64_t units, uint64_t *out) {
+    if (blocks_for(units) > UINT64_MAX / kWordsPerBlock) return false;
+    *out = blocks_for(units) * kWordsPerBlock;
+    return true;
+}
+
 }  // namespace rngtrk

@@ -20,11 +20,11 @@ size_t out_element_bytes(const SampleSpec &spec) {
 
 void check_capacity(uint64_t count, size_t element, const void *out, size_t capacity) {
     if (count > std::numeric_limits<size_t>::max() / element)
-        fail(RNGTRK_E_OVERFLOW, "count * element size does not fit in size_t");
-    if (count != 0 && out == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, "out is NULL");
+        fail(Status::overflow, "count * element size does not fit in size_t");
+    if (count != 0 && out == nullptr) fail(Status::invalid_argument, "out is NULL");
     if (count != 0) check_aligned(out, element, "out");
     if (count * element > capacity)
-        fail(RNGTRK_E_BUFFER_TOO_SMALL, "out holds " + std::to_string(capacity) + " bytes; " +
+        fail(Status::buffer_too_small, "out holds " + std::to_string(capacity) + " bytes; " +
                                             std::to_string(count * element) + " are needed");
 }
 
@@ -59,7 +59,7 @@ void run_parts(unsigned parts, const Part &part) {
 template <class Piece>
 void split_range(uint64_t first, uint64_t count, unsigned parts, const Piece &piece) {
     run_parts(parts, [&](unsigned i) {
-        const uint64_t step = (count / parts + 3) / 4 * 4;
+        const uint64_t step = blocks_for(count / parts) * kWordsPerBlock;  // 4 elements at most per block
         const uint64_t begin = step * i < count ? step * i : count;
         const uint64_t end = i + 1 == parts || step * (i + 1) > count ? count : step * (i + 1);
         if (begin < end) piece(first + begin, end - begin, begin);
@@ -74,7 +74,7 @@ unsigned parts_for(const SampleSpec &spec, uint64_t count) {
 
 void check_state(const PhiloxState &state) {
     if (!offset_is_aligned(state.offset))
-        fail(RNGTRK_E_INVALID_ARGUMENT, "state.offset " + std::to_string(state.offset) + " is not a multiple of 4");
+        fail(Status::invalid_argument, "state.offset " + std::to_string(state.offset) + " is not a multiple of 4");
 }
 
 void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t end) {
@@ -84,7 +84,7 @@ void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t e
     // limits are powers of 2 (static_assert in layouts.h).
     const uint64_t limit = row.counter_limit;
     if (state.offset >= limit || end - 1 >= limit - state.offset)
-        fail(RNGTRK_E_OVERFLOW, std::string(row.name) + " layout: the counter offset + g reaches 2^" +
+        fail(Status::overflow, std::string(row.name) + " layout: the counter offset + g reaches 2^" +
                                     std::to_string(__builtin_ctzll(limit)) + " (offset " + std::to_string(state.offset) +
                                     ", element " + std::to_string(end - 1) + "), " + row.limit_why);
 }
@@ -93,14 +93,14 @@ void check_aligned(const void *p, size_t element, const char *what) {
     // A misaligned element store is undefined on the CPU and faults on a
     // GPU (poisoning the CUDA context): refuse it with a clear message.
     if (reinterpret_cast<uintptr_t>(p) % element != 0)
-        fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " is not aligned to its element size (" +
+        fail(Status::invalid_argument, std::string(what) + " is not aligned to its element size (" +
                                             std::to_string(element) + " bytes)");
 }
 
 void check_elements(uint64_t first, uint64_t count, size_t element_bytes, const void *out, size_t out_capacity) {
     // Element indices run to 2^64 - 1, so first + count may equal 2^64.
     if (first != 0 && count > std::numeric_limits<uint64_t>::max() - first + 1)
-        fail(RNGTRK_E_OVERFLOW, "first + count passes 2^64 elements");
+        fail(Status::overflow, "first + count passes 2^64 elements");
     check_capacity(count, element_bytes, out, out_capacity);
 }
 
@@ -108,10 +108,10 @@ RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first,
                          size_t out_capacity) {
     check_elements(first, count, out_element_bytes(spec), out, out_capacity);
     if (spec.layout == Layout::eager_cuda) {
-        if (first + count < first) fail(RNGTRK_E_OVERFLOW, "first + count passes 2^64 - 1 for torch-eager-cuda");
+        if (first + count < first) fail(Status::overflow, "first + count passes 2^64 - 1 for torch-eager-cuda");
         if (numel == 0) numel = first + count;
         if (numel < first + count)
-            fail(RNGTRK_E_INVALID_ARGUMENT, "numel " + std::to_string(numel) + " is less than first + count");
+            fail(Status::invalid_argument, "numel " + std::to_string(numel) + " is less than first + count");
     }
     return RangeRequest{spec, numel, first, count, out};
 }
@@ -127,19 +127,19 @@ void run_range(const RangeRequest &r, const PhiloxState &state) {
 SliceRequest check_slice(const SampleSpec &spec, size_t ndim, const uint64_t *global, const uint64_t *start,
                          const uint64_t *local, void *out, size_t out_capacity) {
     if (ndim == 0 || ndim > kMaxSliceDims)
-        fail(RNGTRK_E_INVALID_ARGUMENT, "ndim must be 1 to " + std::to_string(kMaxSliceDims));
+        fail(Status::invalid_argument, "ndim must be 1 to " + std::to_string(kMaxSliceDims));
     if (global == nullptr || start == nullptr || local == nullptr)
-        fail(RNGTRK_E_INVALID_ARGUMENT, "global_shape, start and local_shape must not be NULL");
+        fail(Status::invalid_argument, "global_shape, start and local_shape must not be NULL");
     SliceRequest r{spec, ndim, {}, {}, {}, 1, out};
     uint64_t box = 1;
     for (size_t d = 0; d < ndim; ++d) {
         r.global[d] = global[d], r.start[d] = start[d], r.local[d] = local[d];
         if (start[d] > global[d] || local[d] > global[d] - start[d])
-            fail(RNGTRK_E_INVALID_ARGUMENT, "dimension " + std::to_string(d) + ": box [" + std::to_string(start[d]) +
+            fail(Status::invalid_argument, "dimension " + std::to_string(d) + ": box [" + std::to_string(start[d]) +
                                                 ", +" + std::to_string(local[d]) + ") is outside 0.." +
                                                 std::to_string(global[d]));
         if (global[d] != 0 && r.numel > (std::numeric_limits<uint64_t>::max() - 1) / global[d])
-            fail(RNGTRK_E_OVERFLOW, "the tensor has 2^64 elements or more");
+            fail(Status::overflow, "the tensor has 2^64 elements or more");
         r.numel *= global[d];
         box = local[d] == 0 || box == 0 ? 0 : box * local[d];  // <= numel: no overflow
     }

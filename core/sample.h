@@ -50,7 +50,7 @@ void check_state(const PhiloxState &state);
 
 // The triton layout uses offset + g as Philox's counter; Triton's offsets
 // are int64, so a counter of 2^63 or more is one no Triton kernel can draw:
-// RNGTRK_E_OVERFLOW.  `end` is one past the largest element index drawn.
+// Status::overflow.  `end` is one past the largest element index drawn.
 // Other layouts: nothing to check.
 void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t end);
 

@@ -1,25 +1,5 @@
 // The sampling engine built for AVX2 (compiled with -mavx2; run only where
 // cpuid says AVX2 is there).
-#include "philox_simd.h"
-
-namespace rngtrk {
-namespace engine_avx2 {
-namespace {
-void philox_batch_seq(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1,
-                      uint32_t *words) {
-    simd::philox_batch_seq<simd::Avx2>(start, inc_word, n, k0, k1, words);
-}
-
-// Uniform f32 straight from the Philox registers (no pass over a scratch
-// buffer): stateless if !curand, nvfuser's if curand.
-void philox_batch_seq_uniform(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1,
-                              float *out, bool curand, float low, float range) {
-    simd::philox_batch_seq<simd::Avx2>(start, inc_word, n, k0, k1, reinterpret_cast<uint32_t *>(out),
-                                     simd::UniformF32<simd::Avx2>{curand, low, range});
-}
-}  // namespace
-}  // namespace engine_avx2
-}  // namespace rngtrk
-
 #define RNGTRK_ENGINE_NS engine_avx2
-#include "sample_engine.inc"
+#define RNGTRK_ENGINE_ISA simd::Avx2
+#include "sample_simd_engine.inc"

@@ -7,7 +7,7 @@
 #include "det_math.h"
 #include "error.h"
 #include "layouts.h"
-#include "versioned_struct.h"
+#include "philox_state.h"
 
 namespace rngtrk {
 
@@ -15,15 +15,15 @@ namespace {
 
 void check_kinds(int layout, int dist, int dtype, bool for_dropout) {
     if (layout_row_of(static_cast<uint32_t>(layout)) == nullptr)
-        fail(RNGTRK_E_INVALID_ARGUMENT, "unknown layout " + std::to_string(layout));
+        fail(Status::invalid_argument, "unknown layout " + std::to_string(layout));
     if (dist < 0 || static_cast<unsigned>(dist) >= kDistCount)
-        fail(RNGTRK_E_INVALID_ARGUMENT, "unknown distribution " + std::to_string(dist));
+        fail(Status::invalid_argument, "unknown distribution " + std::to_string(dist));
     if (dtype < 0 || static_cast<unsigned>(dtype) >= kDTypeCount)
-        fail(RNGTRK_E_INVALID_ARGUMENT, "unknown dtype " + std::to_string(dtype));
+        fail(Status::invalid_argument, "unknown dtype " + std::to_string(dtype));
     if (for_dropout && static_cast<Dist>(dist) != Dist::bernoulli)
-        fail(RNGTRK_E_INVALID_ARGUMENT, "dropout needs the bernoulli distribution");
+        fail(Status::invalid_argument, "dropout needs the bernoulli distribution");
     if (!makes_dtype(for_dropout ? Dist::dropout : static_cast<Dist>(dist), static_cast<DType>(dtype)))
-        fail(RNGTRK_E_INVALID_ARGUMENT, std::string("distribution ") + kDistNames[dist] + " does not make dtype " +
+        fail(Status::invalid_argument, std::string("distribution ") + kDistNames[dist] + " does not make dtype " +
                                             kDTypeTable[dtype].name + (for_dropout ? " (dropout takes f32)" : ""));
 }
 
@@ -43,65 +43,35 @@ float from_16(DType dtype, uint16_t h) {
 
 unsigned elements_per_block(const SampleSpec &spec) { return units_per_block(spec.dist, spec.dtype); }
 
-namespace {
-
-// The defaults of a spec of these kinds (not checked here).
-rngtrk_sample_spec defaults(uint32_t layout, uint32_t distribution, uint32_t dtype) {
-    rngtrk_sample_spec s;
-    std::memset(&s, 0, sizeof s);
-    s.struct_size = sizeof s;
-    s.layout = layout;
-    s.distribution = distribution;
-    s.dtype = dtype;
-    s.param_a = distribution == RNGTRK_DIST_BERNOULLI ? 0.5 : 0.0;
-    s.param_b = distribution == RNGTRK_DIST_UNIFORM || distribution == RNGTRK_DIST_NORMAL ? 1.0 : 0.0;
-    s.sm_count = 132;
-    s.max_threads_per_sm = 2048;
-    s.numel = 0;
-    s.threads = 1;
-    s.reserved = 0;
-    return s;
+SpecFields default_fields(uint32_t layout, uint32_t distribution, uint32_t dtype) {
+    check_kinds(static_cast<int>(layout), static_cast<int>(distribution), static_cast<int>(dtype), false);
+    SpecFields f;
+    f.layout = layout, f.distribution = distribution, f.dtype = dtype;
+    f.param_a = static_cast<Dist>(distribution) == Dist::bernoulli ? 0.5 : 0.0;
+    f.param_b = static_cast<Dist>(distribution) == Dist::uniform || static_cast<Dist>(distribution) == Dist::normal
+                    ? 1.0
+                    : 0.0;
+    return f;
 }
 
-}  // namespace
-
-void init_spec(rngtrk_sample_spec *out, size_t size, int layout, int distribution, int dtype) {
-    check_kinds(layout, distribution, dtype, false);
-    init_versioned(out, size, RNGTRK_SAMPLE_SPEC_MIN_SIZE,
-                   defaults(static_cast<uint32_t>(layout), static_cast<uint32_t>(distribution),
-                            static_cast<uint32_t>(dtype)),
-                   "spec");
-}
-
-SampleSpec checked_spec(const rngtrk_sample_spec *c, bool for_dropout) {
-    if (c == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, "spec is NULL");
-    // Read what the caller's struct has; the fields it may lack (those past
-    // the first published layout: threads, reserved) have defaults that do
-    // not depend on the kinds.
-    const rngtrk_sample_spec s = read_versioned(c, RNGTRK_SAMPLE_SPEC_MIN_SIZE, defaults(0, 0, 0), "spec");
-    if (s.reserved != 0) fail(RNGTRK_E_INVALID_ARGUMENT, "spec->reserved must be 0");
+SampleSpec checked_spec(const SpecFields &s, bool for_dropout) {
     check_kinds(static_cast<int>(s.layout), static_cast<int>(s.distribution), static_cast<int>(s.dtype),
                 for_dropout);
 
     SampleSpec spec;
     spec.layout = static_cast<Layout>(s.layout);
     spec.dtype = static_cast<DType>(s.dtype);
-    switch (s.distribution) {
-        case RNGTRK_DIST_BITS: spec.dist = Dist::bits; break;
-        case RNGTRK_DIST_UNIFORM: spec.dist = Dist::uniform; break;
-        case RNGTRK_DIST_NORMAL: spec.dist = Dist::normal; break;
-        default: spec.dist = for_dropout ? Dist::dropout : Dist::bernoulli; break;
-    }
+    spec.dist = for_dropout ? Dist::dropout : static_cast<Dist>(s.distribution);
     const double a = s.param_a, b = s.param_b;
-    if (!std::isfinite(a) || !std::isfinite(b)) fail(RNGTRK_E_INVALID_ARGUMENT, "parameters must be finite");
+    if (!std::isfinite(a) || !std::isfinite(b)) fail(Status::invalid_argument, "parameters must be finite");
     if (spec.dist == Dist::uniform) {
-        if (!(a <= b)) fail(RNGTRK_E_INVALID_ARGUMENT, "uniform needs low <= high");
+        if (!(a <= b)) fail(Status::invalid_argument, "uniform needs low <= high");
         spec.low64 = a, spec.high64 = b, spec.range64 = b - a;
         spec.low32 = static_cast<float>(a), spec.high32 = static_cast<float>(b);
         spec.range32 = spec.high32 - spec.low32;
         if (!std::isfinite(spec.range32) && (spec.dtype != DType::f64))
-            fail(RNGTRK_E_INVALID_ARGUMENT, "high - low overflows float");
-        if (!std::isfinite(spec.range64)) fail(RNGTRK_E_INVALID_ARGUMENT, "high - low overflows double");
+            fail(Status::invalid_argument, "high - low overflows float");
+        if (!std::isfinite(spec.range64)) fail(Status::invalid_argument, "high - low overflows double");
         if (spec.dtype == DType::f16 || spec.dtype == DType::bf16) {
             spec.low16 = to_16(spec.dtype, spec.low32);
             spec.high16 = to_16(spec.dtype, spec.high32);
@@ -111,31 +81,31 @@ SampleSpec checked_spec(const rngtrk_sample_spec *c, bool for_dropout) {
                 const float low = from_16(spec.dtype, spec.low16), high = from_16(spec.dtype, spec.high16);
                 const float range = from_16(spec.dtype, to_16(spec.dtype, high - low));
                 if (!std::isfinite(low) || !std::isfinite(high) || !std::isfinite(range))
-                    fail(RNGTRK_E_INVALID_ARGUMENT, std::string("low, high or high - low overflows ") +
+                    fail(Status::invalid_argument, std::string("low, high or high - low overflows ") +
                                                         (spec.dtype == DType::f16 ? "f16" : "bf16"));
                 spec.low32 = low, spec.high32 = high, spec.range32 = range;
             }
         }
     } else if (spec.dist == Dist::normal) {
-        if (!(b >= 0)) fail(RNGTRK_E_INVALID_ARGUMENT, "normal needs std >= 0");
+        if (!(b >= 0)) fail(Status::invalid_argument, "normal needs std >= 0");
         spec.mean64 = a, spec.std64 = b;
         spec.mean32 = static_cast<float>(a), spec.std32 = static_cast<float>(b);
         if (spec.dtype == DType::f32 && (!std::isfinite(spec.mean32) || !std::isfinite(spec.std32)))
-            fail(RNGTRK_E_INVALID_ARGUMENT, "mean or std overflows float");
+            fail(Status::invalid_argument, "mean or std overflows float");
     } else if (spec.dist == Dist::bernoulli || spec.dist == Dist::dropout) {
-        if (!(a >= 0 && a <= 1)) fail(RNGTRK_E_INVALID_ARGUMENT, "bernoulli needs 0 <= p <= 1");
+        if (!(a >= 0 && a <= 1)) fail(Status::invalid_argument, "bernoulli needs 0 <= p <= 1");
         spec.p32 = static_cast<float>(a);
         spec.scale32 = 1.0f / spec.p32;  // inf for p = 0, never used: nothing is kept
     }
     spec.sm_count = s.sm_count;
     spec.max_threads_per_sm = s.max_threads_per_sm;
     spec.numel = s.numel;
-    if (s.threads > 64) fail(RNGTRK_E_INVALID_ARGUMENT, "threads must be at most 64");
+    if (s.threads > 64) fail(Status::invalid_argument, "threads must be at most 64");
     spec.threads = s.threads == 0 ? 1 : s.threads;
     if (spec.layout == Layout::eager_cuda) {
-        if (spec.sm_count == 0) fail(RNGTRK_E_INVALID_ARGUMENT, "sm_count must be at least 1");
+        if (spec.sm_count == 0) fail(Status::invalid_argument, "sm_count must be at least 1");
         if (spec.max_threads_per_sm < 256)
-            fail(RNGTRK_E_INVALID_ARGUMENT, "max_threads_per_sm must be at least 256");
+            fail(Status::invalid_argument, "max_threads_per_sm must be at least 256");
     }
     return spec;
 }
@@ -156,7 +126,7 @@ uint64_t offset_increment(const SampleSpec &spec, uint64_t numel) {
             break;
         }
         case Increment::one_block: blocks = 1; break;
-        case Increment::elements: blocks = numel / 4 + (numel % 4 != 0); break;
+        case Increment::elements: blocks = blocks_for(numel); break;
         case Increment::eager_slabs: {
             if (numel == 0) return 0;
             const EagerLaunch launch = eager_launch(spec, numel);
@@ -164,7 +134,7 @@ uint64_t offset_increment(const SampleSpec &spec, uint64_t numel) {
             break;
         }
     }
-    if (blocks > UINT64_MAX / 4) fail(RNGTRK_E_OVERFLOW, "the draw consumes more than 2^64 offset units");
+    if (blocks > UINT64_MAX / 4) fail(Status::overflow, "the draw consumes more than 2^64 offset units");
     return blocks * 4;
 }
 

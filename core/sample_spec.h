@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "rngtrk.h"
 #include "sample_kinds.h"
 
 namespace rngtrk {
@@ -29,15 +28,25 @@ struct SampleSpec {
 // dropout and bernoulli kinds the data dtype does not matter: 4.)
 unsigned elements_per_block(const SampleSpec &spec);
 
-// Checks a C spec and converts it; `for_dropout` accepts BERNOULLI with
-// dtype F32 (the data type of rngtrk_dropout_f32) instead of U8.  Throws
-// Error(RNGTRK_E_INVALID_ARGUMENT) with the reason.
-SampleSpec checked_spec(const rngtrk_sample_spec *spec, bool for_dropout);
+// A spec's fields as the caller gave them (the C API reads them out of its
+// growable rngtrk_sample_spec: c_api/api_sample_spec.cpp), with the defaults
+// of the fields a caller's struct may lack.
+struct SpecFields {
+    uint32_t layout = 0, distribution = 0, dtype = 0;  // Layout, Dist (public values), DType
+    double param_a = 0, param_b = 0;
+    uint32_t sm_count = 132, max_threads_per_sm = 2048;
+    uint64_t numel = 0;
+    uint32_t threads = 1;
+};
 
-// Fills the caller's spec of `size` bytes with the defaults of (layout,
-// distribution, dtype) (docs/abi.md); throws on a combination the library
-// does not make or a bad size.
-void init_spec(rngtrk_sample_spec *out, size_t size, int layout, int distribution, int dtype);
+// The defaults of (layout, distribution, dtype) (docs/abi.md); throws
+// Error(Status::invalid_argument) on a combination the library does not make.
+SpecFields default_fields(uint32_t layout, uint32_t distribution, uint32_t dtype);
+
+// Checks the fields and converts them; `for_dropout` accepts BERNOULLI with
+// dtype F32 (the data type of rngtrk_dropout_f32) instead of U8.  Throws
+// Error(Status::invalid_argument) with the reason.
+SampleSpec checked_spec(const SpecFields &fields, bool for_dropout);
 
 // torch-eager-cuda's launch for a tensor of `numel` elements: T threads
 // (256 per block, blocks capped at sm_count * max_threads_per_sm / 256) and
@@ -49,7 +58,7 @@ struct EagerLaunch {
 EagerLaunch eager_launch(const SampleSpec &spec, uint64_t numel);
 
 // The offset a draw of a `numel`-element tensor consumes (multiple of 4).
-// Throws Error(RNGTRK_E_OVERFLOW) if it does not fit in 64 bits.
+// Throws Error(Status::overflow) if it does not fit in 64 bits.
 uint64_t offset_increment(const SampleSpec &spec, uint64_t numel);
 
 }  // namespace rngtrk

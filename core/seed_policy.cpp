@@ -178,14 +178,14 @@ std::string seed_flag_names(uint32_t flags) {
 SeedPolicy checked_seed_policy(uint32_t value) {
     SeedPolicy p;
     if (!seed_policy_from_value(value, &p))
-        fail(RNGTRK_E_INVALID_ARGUMENT,
+        fail(Status::invalid_argument,
              "unknown seeding policy " + std::to_string(value) + " (the policies are " + seed_policy_list() + ")");
     return p;
 }
 
 void check_seed_request(SeedPolicy policy, const ParallelRank &rank, uint32_t flags) {
     const std::string problem = request_problem(policy, rank, flags);
-    if (!problem.empty()) fail(RNGTRK_E_INVALID_ARGUMENT, problem);
+    if (!problem.empty()) fail(Status::invalid_argument, problem);
 }
 
 // A sum of a policy's formula.  Past 2^64 - 1 it is refused, never wrapped:
@@ -196,7 +196,7 @@ static uint64_t sum(uint64_t seed, std::initializer_list<uint64_t> terms) {
     uint64_t total = 0;
     for (uint64_t term : terms)
         if (__builtin_add_overflow(total, term, &total))
-            fail(RNGTRK_E_INVALID_ARGUMENT,
+            fail(Status::invalid_argument,
                  "seed " + std::to_string(seed) + " gives this rank a seed past 2^64 - 1 (the policy adds to it)");
     return total;
 }

@@ -67,14 +67,14 @@ std::string seed_flag_names(uint32_t flags);
 
 // -- requests ---------------------------------------------------------------------
 
-// The policy of `value`; throws Error(RNGTRK_E_INVALID_ARGUMENT) naming the
+// The policy of `value`; throws Error(Status::invalid_argument) naming the
 // value and the known policies.
 SeedPolicy checked_seed_policy(uint32_t value);
 
 // Checks that `policy` can seed `rank` with `flags`: every flag is known and
 // read by this policy; a remat axis that is on belongs to a policy with
 // remat states and its rank is below its size; an axis that is off has rank
-// 0.  Throws Error(RNGTRK_E_INVALID_ARGUMENT) naming the problem and the
+// 0.  Throws Error(Status::invalid_argument) naming the problem and the
 // values.
 void check_seed_request(SeedPolicy policy, const ParallelRank &rank, uint32_t flags);
 
@@ -91,7 +91,7 @@ struct PolicySeeds {
 };
 
 // The formulas, for a request check_seed_request accepts.  A seed past
-// 2^64 - 1 is refused (RNGTRK_E_INVALID_ARGUMENT, thrown), never wrapped.
+// 2^64 - 1 is refused (Status::invalid_argument, thrown), never wrapped.
 PolicySeeds policy_seeds(SeedPolicy policy, uint64_t seed, const ParallelRank &rank, uint32_t flags);
 
 // The origin an accepted request records.

@@ -15,8 +15,8 @@ std::string quoted(std::string_view name) { return "\"" + std::string(name) + "\
 
 StateTable StateTable::from_entries(std::vector<NamedState> entries, Source source) {
     const bool from_checkpoint = source == Source::checkpoint;
-    auto reject = [from_checkpoint](rngtrk_status caller_code, const std::string &what) {
-        if (from_checkpoint) fail(RNGTRK_E_CORRUPT, "corrupt checkpoint: " + what);
+    auto reject = [from_checkpoint](Status caller_code, const std::string &what) {
+        if (from_checkpoint) fail(Status::corrupt, "corrupt checkpoint: " + what);
         fail(caller_code, what);
     };
     StateTable table;
@@ -24,15 +24,15 @@ StateTable StateTable::from_entries(std::vector<NamedState> entries, Source sour
         const NamedState &entry = entries[i];
         const std::string where = "entry " + std::to_string(i) + ": ";
         const std::string problem = name_problem(entry.name);
-        if (!problem.empty()) reject(RNGTRK_E_INVALID_ARGUMENT, where + "name " + problem);
+        if (!problem.empty()) reject(Status::invalid_argument, where + "name " + problem);
         if (!offset_is_aligned(entry.state.offset))
-            reject(RNGTRK_E_INVALID_ARGUMENT,
+            reject(Status::invalid_argument,
                    where + "offset of " + quoted(entry.name) + " is not a multiple of 4");
         if (!table.by_name_.emplace(entry.name, i).second)
-            reject(RNGTRK_E_DUPLICATE_NAME, where + "duplicate name " + quoted(entry.name));
+            reject(Status::duplicate_name, where + "duplicate name " + quoted(entry.name));
         const auto seed_slot = table.by_seed_.emplace(entry.state.seed, i);
         if (!seed_slot.second)
-            reject(RNGTRK_E_DUPLICATE_SEED,
+            reject(Status::duplicate_seed,
                    where + "seed " + std::to_string(entry.state.seed) + " of " +
                        quoted(entry.name) + " is already used by " +
                        quoted(entries[seed_slot.first->second].name));
@@ -51,17 +51,17 @@ size_t StateTable::index_of(std::string_view name) const {
     if (index == npos) {
         // Only now is it worth knowing whether the name could exist at all.
         const std::string problem = name_problem(name);
-        if (!problem.empty()) fail(RNGTRK_E_INVALID_ARGUMENT, "name " + problem);
-        fail(RNGTRK_E_UNKNOWN_NAME, "no state named " + quoted(name));
+        if (!problem.empty()) fail(Status::invalid_argument, "name " + problem);
+        fail(Status::unknown_name, "no state named " + quoted(name));
     }
     return index;
 }
 
 void StateTable::add(std::string_view name, uint64_t seed) {
-    if (find(name) != npos) fail(RNGTRK_E_DUPLICATE_NAME, "a state named " + quoted(name) + " exists");
+    if (find(name) != npos) fail(Status::duplicate_name, "a state named " + quoted(name) + " exists");
     const auto owner = by_seed_.find(seed);
     if (owner != by_seed_.end())
-        fail(RNGTRK_E_DUPLICATE_SEED, "seed " + std::to_string(seed) + " is already used by " +
+        fail(Status::duplicate_seed, "seed " + std::to_string(seed) + " is already used by " +
                                           quoted(entries_[owner->second].name));
     // Three containers grow; if any allocation throws, undo the others so a
     // failed add leaves the table (and the seed) exactly as before.
@@ -84,12 +84,12 @@ void StateTable::add(std::string_view name, uint64_t seed) {
 void StateTable::set(size_t index, const PhiloxState &state) {
     NamedState &entry = entries_[index];
     if (!offset_is_aligned(state.offset))
-        fail(RNGTRK_E_INVALID_ARGUMENT, "offset " + std::to_string(state.offset) +
+        fail(Status::invalid_argument, "offset " + std::to_string(state.offset) +
                                             " is not a multiple of 4");
     if (state.seed != entry.state.seed) {
         const auto owner = by_seed_.find(state.seed);
         if (owner != by_seed_.end())
-            fail(RNGTRK_E_DUPLICATE_SEED, "seed " + std::to_string(state.seed) +
+            fail(Status::duplicate_seed, "seed " + std::to_string(state.seed) +
                                               " is already used by " +
                                               quoted(entries_[owner->second].name));
         by_seed_.emplace(state.seed, index);  // may throw: nothing changed yet

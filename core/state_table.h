@@ -35,7 +35,7 @@ public:
     // Index of `name`, or npos.
     static constexpr size_t npos = static_cast<size_t>(-1);
     size_t find(std::string_view name) const;
-    // Index of `name`; throws Error(RNGTRK_E_UNKNOWN_NAME).
+    // Index of `name`; throws Error(Status::unknown_name).
     size_t index_of(std::string_view name) const;
 
     // Appends (name, (seed, 0)); `name` must already be a valid name.

@@ -12,7 +12,7 @@ namespace rngtrk {
 
 void Tracker::refuse_inside_fork(const char *operation) const {
     if (!forks_.empty())
-        fail(RNGTRK_E_FORK_ORDER, std::string(operation) + " is not allowed while fork \"" +
+        fail(Status::fork_order, std::string(operation) + " is not allowed while fork \"" +
                                       table_.at(forks_.back()).name + "\" is open");
 }
 
@@ -32,9 +32,9 @@ void Tracker::fork(std::string_view name) {
 void Tracker::restore(std::string_view name) {
     const size_t index = table_.index_of(name);
     if (forks_.empty())
-        fail(RNGTRK_E_FORK_ORDER, "restore(\"" + std::string(name) + "\") but no fork is open");
+        fail(Status::fork_order, "restore(\"" + std::string(name) + "\") but no fork is open");
     if (forks_.back() != index)
-        fail(RNGTRK_E_FORK_ORDER, "restore(\"" + std::string(name) +
+        fail(Status::fork_order, "restore(\"" + std::string(name) +
                                       "\") but the innermost open fork is \"" +
                                       table_.at(forks_.back()).name + "\"");
     // The forked state was advanced in place, so closing the fork is only
@@ -59,7 +59,7 @@ void Tracker::set_states(std::vector<NamedState> entries) {
     for (size_t &index : forks) {
         const size_t moved = replacement.find(table_.at(index).name);
         if (moved == StateTable::npos)
-            fail(RNGTRK_E_FORK_ORDER, "set_states would drop \"" + table_.at(index).name +
+            fail(Status::fork_order, "set_states would drop \"" + table_.at(index).name +
                                           "\", which an open fork holds; restore it first");
         index = moved;
     }
@@ -77,7 +77,7 @@ void Tracker::reset() {
 
 void Tracker::set_default_state(const PhiloxState &state) {
     if (!offset_is_aligned(state.offset))
-        fail(RNGTRK_E_INVALID_ARGUMENT,
+        fail(Status::invalid_argument,
              "offset " + std::to_string(state.offset) + " is not a multiple of 4");
     default_ = state;
 }
@@ -89,18 +89,16 @@ PhiloxState Tracker::active_state() const {
 PhiloxState Tracker::advance(uint64_t increment) {
     const PhiloxState before = active_state();
     constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-    // Round up to a whole block without overflowing the rounding itself.
-    const uint64_t rem = increment % kWordsPerBlock;
-    const uint64_t pad = rem == 0 ? 0 : kWordsPerBlock - rem;
-    if (increment > kMax - pad || increment + pad > kMax - before.offset)
-        fail(RNGTRK_E_OVERFLOW, "advancing offset " + std::to_string(before.offset) + " by " +
+    uint64_t step = 0;
+    if (!round_up_to_block(increment, &step) || step > kMax - before.offset)
+        fail(Status::overflow, "advancing offset " + std::to_string(before.offset) + " by " +
                                     std::to_string(increment) + " passes 2^64 - 1");
     if (ledger_.mode() != LedgerMode::off) {
         const std::string_view name = forks_.empty() ? std::string_view() : table_.at(forks_.back()).name;
-        ledger_.reserve(name, before.seed, before.offset, before.offset + increment + pad);  // may refuse
+        ledger_.reserve(name, before.seed, before.offset, before.offset + step);  // may refuse
     }
     uint64_t &offset = forks_.empty() ? default_.offset : table_.offset_at(forks_.back());
-    offset += increment + pad;
+    offset += step;
     return before;
 }
 
@@ -112,7 +110,7 @@ void Tracker::load(const uint8_t *src, size_t len, bool any_rank) {
         if (!differences.empty()) {
             std::string list;
             for (const std::string &d : differences) list += (list.empty() ? "" : ", ") + d;
-            fail(RNGTRK_E_WRONG_RANK, "checkpoint written by " + describe_origin(contents.origin) +
+            fail(Status::wrong_rank, "checkpoint written by " + describe_origin(contents.origin) +
                                           ", but this tracker is " + describe_origin(origin_) + ": they differ in " +
                                           list + "; load with RNGTRK_LOAD_ANY_RANK to take it anyway");
         }

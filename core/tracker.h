@@ -45,7 +45,7 @@ public:
     // Checkpoint bytes (version 2 when the tracker has an origin).
     size_t saved_size() const { return checkpoint_size(table_.entries(), origin_); }
     void save_to(uint8_t *dst) const { encode_checkpoint(default_, table_.entries(), dst, origin_); }
-    // Refuses (RNGTRK_E_WRONG_RANK) a checkpoint whose origin's streams
+    // Refuses (Status::wrong_rank) a checkpoint whose origin's streams
     // differ from this tracker's origin, unless any_rank.
     void load(const uint8_t *src, size_t len, bool any_rank = false);
 

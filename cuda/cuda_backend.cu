@@ -43,7 +43,7 @@ __global__ void advance_kernel(uint64_t *device_state, uint64_t increment) {
 
 void check_cuda(cudaError_t err, const char *what) {
     if (err != cudaSuccess)
-        fail(RNGTRK_E_UNAVAILABLE, std::string(what) + ": " + cudaGetErrorString(err));
+        fail(Status::unavailable, std::string(what) + ": " + cudaGetErrorString(err));
 }
 
 constexpr int kMaxDevices = 64;

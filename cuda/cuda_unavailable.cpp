@@ -1,5 +1,5 @@
 // The CUDA entry points of a library built without CUDA (make CUDA=0, or no
-// nvcc): every one reports RNGTRK_E_UNAVAILABLE and says why.
+// nvcc): every one reports Status::unavailable and says why.
 #include "cuda_backend.h"
 #include "error.h"
 
@@ -8,7 +8,7 @@ namespace cuda_backend {
 
 namespace {
 [[noreturn]] void unavailable() {
-    fail(RNGTRK_E_UNAVAILABLE, "librngtrk was built without CUDA (no nvcc, or make CUDA=0)");
+    fail(Status::unavailable, "librngtrk was built without CUDA (no nvcc, or make CUDA=0)");
 }
 }  // namespace
 

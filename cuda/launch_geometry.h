@@ -50,8 +50,8 @@ inline InOrderArgs plan_in_order(const SampleSpec &s, const PhiloxState &st, con
     InOrderArgs a{};
     a.spec = s, a.seed = st.seed, a.base = st.offset / 4, a.device_state = device_state;
     a.first = first, a.count = count, a.out = out, a.in = in;
-    // triton: one item per element (its own block).
-    a.blocks = s.layout == Layout::triton ? count : (first + (count - 1)) / E - first / E + 1;
+    // A per-element walk (triton): one item per element, its own block.
+    a.blocks = layout_row(s.layout).walk == Walk::per_element ? count : (first + (count - 1)) / E - first / E + 1;
     a.whole_blocks_aligned = whole_blocks_aligned(out, first, E, output_bytes(s)) &&
                              whole_blocks_aligned(in, first, E, sizeof(float));
     return a;
@@ -121,7 +121,7 @@ inline uint64_t items(const SliceArgs &a) { return a.box; }
 
 // What rngtrk_cuda_advance_graphsafe adds to the device offset: the
 // increment rounded up to a whole block (the caller checked it fits).
-inline uint64_t graphsafe_increment(uint64_t increment) { return (increment + 3) / 4 * 4; }
+inline uint64_t graphsafe_increment(uint64_t increment) { return blocks_for(increment) * kWordsPerBlock; }
 
 }  // namespace kernels
 }  // namespace rngtrk

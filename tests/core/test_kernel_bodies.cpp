@@ -17,7 +17,7 @@
 #include "launch_geometry.h"
 #include "rngtrk.h"
 #include "sample.h"
-#include "sample_spec.h"
+#include "api_sample_spec.h"
 
 using namespace rngtrk;
 using namespace rngtrk::kernels;

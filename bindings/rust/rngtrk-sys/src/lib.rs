@@ -248,7 +248,7 @@ extern "C" {
     #[doc = "  named state uses `seed`); `RNGTRK_E_OUT_OF_MEMORY`.  A failed add"]
     #[doc = "  changes nothing."]
     pub fn rngtrk_tracker_add(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         name: *const ::std::os::raw::c_char,
         seed: u64,
     ) -> rngtrk_status;
@@ -261,7 +261,7 @@ extern "C" {
     #[doc = "  handed out twice.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT`;"]
     #[doc = "  `RNGTRK_E_UNKNOWN_NAME`; `RNGTRK_E_OUT_OF_MEMORY`."]
     pub fn rngtrk_tracker_fork(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         name: *const ::std::os::raw::c_char,
     ) -> rngtrk_status;
 }
@@ -273,7 +273,7 @@ extern "C" {
     #[doc = "  `RNGTRK_E_UNKNOWN_NAME`; `RNGTRK_E_FORK_ORDER` (no fork open, or `name`"]
     #[doc = "  is not the innermost)."]
     pub fn rngtrk_tracker_restore(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         name: *const ::std::os::raw::c_char,
     ) -> rngtrk_status;
 }
@@ -281,7 +281,7 @@ extern "C" {
     #[doc = " Copies the named state into `*out`.  Returns `RNGTRK_OK`,"]
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` or `RNGTRK_E_UNKNOWN_NAME`."]
     pub fn rngtrk_tracker_get_state(
-        t: *const rngtrk_tracker,
+        tracker: *const rngtrk_tracker,
         name: *const ::std::os::raw::c_char,
         out: *mut rngtrk_philox_state,
     ) -> rngtrk_status;
@@ -292,7 +292,7 @@ extern "C" {
     #[doc = "  is not a multiple of 4); `RNGTRK_E_UNKNOWN_NAME`;"]
     #[doc = "  `RNGTRK_E_DUPLICATE_SEED` (another named state uses that seed)."]
     pub fn rngtrk_tracker_set_state(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         name: *const ::std::os::raw::c_char,
         state: *const rngtrk_philox_state,
     ) -> rngtrk_status;
@@ -309,7 +309,7 @@ extern "C" {
     #[doc = "  `RNGTRK_E_FORK_ORDER` (an open fork's name is not among the pairs);"]
     #[doc = "  `RNGTRK_E_OUT_OF_MEMORY`."]
     pub fn rngtrk_tracker_set_states(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         names: *const *const ::std::os::raw::c_char,
         states: *const rngtrk_philox_state,
         count: usize,
@@ -318,7 +318,7 @@ extern "C" {
 extern "C" {
     #[doc = " Writes the number of named states to `*out`.  Returns `RNGTRK_OK` or"]
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT`."]
-    pub fn rngtrk_tracker_count(t: *const rngtrk_tracker, out: *mut usize) -> rngtrk_status;
+    pub fn rngtrk_tracker_count(tracker: *const rngtrk_tracker, out: *mut usize) -> rngtrk_status;
 }
 extern "C" {
     #[doc = " Points `*out` at the name of the index-th named state (insertion order)."]
@@ -326,7 +326,7 @@ extern "C" {
     #[doc = "  changes the set of names (add, set_states, reset, load) or frees it."]
     #[doc = "  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL, or index >= count)."]
     pub fn rngtrk_tracker_name_at(
-        t: *const rngtrk_tracker,
+        tracker: *const rngtrk_tracker,
         index: usize,
         out: *mut *const ::std::os::raw::c_char,
     ) -> rngtrk_status;
@@ -334,26 +334,29 @@ extern "C" {
 extern "C" {
     #[doc = " Writes the number of open forks to `*out` (0 outside any fork).  Returns"]
     #[doc = "  `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT`."]
-    pub fn rngtrk_tracker_fork_depth(t: *const rngtrk_tracker, out: *mut usize) -> rngtrk_status;
+    pub fn rngtrk_tracker_fork_depth(
+        tracker: *const rngtrk_tracker,
+        out: *mut usize,
+    ) -> rngtrk_status;
 }
 extern "C" {
     #[doc = " Drops every named state and its seed; the default state becomes (0, 0)"]
     #[doc = "  and the origin is cleared.  Returns `RNGTRK_OK`,"]
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT`, or `RNGTRK_E_FORK_ORDER`."]
-    pub fn rngtrk_tracker_reset(t: *mut rngtrk_tracker) -> rngtrk_status;
+    pub fn rngtrk_tracker_reset(tracker: *mut rngtrk_tracker) -> rngtrk_status;
 }
 extern "C" {
     #[doc = " Sets the default state to (seed, 0), like `torch.manual_seed`.  Named"]
     #[doc = "  states are untouched; allowed while a fork is open (the default becomes"]
     #[doc = "  active again when every fork is restored).  Returns `RNGTRK_OK` or"]
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT`."]
-    pub fn rngtrk_tracker_manual_seed(t: *mut rngtrk_tracker, seed: u64) -> rngtrk_status;
+    pub fn rngtrk_tracker_manual_seed(tracker: *mut rngtrk_tracker, seed: u64) -> rngtrk_status;
 }
 extern "C" {
     #[doc = " Copies the default state into `*out`.  Returns `RNGTRK_OK` or"]
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT`."]
     pub fn rngtrk_tracker_get_default(
-        t: *const rngtrk_tracker,
+        tracker: *const rngtrk_tracker,
         out: *mut rngtrk_philox_state,
     ) -> rngtrk_status;
 }
@@ -362,7 +365,7 @@ extern "C" {
     #[doc = "  value).  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (NULL, or an"]
     #[doc = "  offset that is not a multiple of 4)."]
     pub fn rngtrk_tracker_set_default(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         state: *const rngtrk_philox_state,
     ) -> rngtrk_status;
 }
@@ -371,7 +374,7 @@ extern "C" {
     #[doc = "  default state when no fork is open.  Returns `RNGTRK_OK` or"]
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT`."]
     pub fn rngtrk_tracker_active_state(
-        t: *const rngtrk_tracker,
+        tracker: *const rngtrk_tracker,
         out: *mut rngtrk_philox_state,
     ) -> rngtrk_status;
 }
@@ -383,7 +386,7 @@ extern "C" {
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (t is NULL); `RNGTRK_E_OVERFLOW` if the"]
     #[doc = "  offset would pass 2^64 - 1 (nothing changes)."]
     pub fn rngtrk_tracker_advance(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         increment: u64,
         out_before: *mut rngtrk_philox_state,
     ) -> rngtrk_status;
@@ -397,7 +400,7 @@ extern "C" {
     #[doc = "  capacity > 0); `RNGTRK_E_BUFFER_TOO_SMALL` (capacity < length;"]
     #[doc = "  `*out_len` still receives the length, nothing is written to dst)."]
     pub fn rngtrk_tracker_save(
-        t: *const rngtrk_tracker,
+        tracker: *const rngtrk_tracker,
         dst: *mut u8,
         capacity: usize,
         out_len: *mut usize,
@@ -413,8 +416,11 @@ extern "C" {
     #[doc = "  multiple of 4, trailing bytes); `RNGTRK_E_UNSUPPORTED_VERSION`;"]
     #[doc = "  `RNGTRK_E_WRONG_RANK` (see `rngtrk_tracker_load_flags`);"]
     #[doc = "  `RNGTRK_E_OUT_OF_MEMORY`."]
-    pub fn rngtrk_tracker_load(t: *mut rngtrk_tracker, src: *const u8, len: usize)
-        -> rngtrk_status;
+    pub fn rngtrk_tracker_load(
+        tracker: *mut rngtrk_tracker,
+        src: *const u8,
+        len: usize,
+    ) -> rngtrk_status;
 }
 extern "C" {
     #[doc = " `rngtrk_tracker_load` with flags.  A checkpoint that records an origin"]
@@ -427,7 +433,7 @@ extern "C" {
     #[doc = "  loads it anyway.  After a load the tracker takes the checkpoint's origin"]
     #[doc = "  (none for version 1).  Other statuses as `rngtrk_tracker_load`."]
     pub fn rngtrk_tracker_load_flags(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         src: *const u8,
         len: usize,
         flags: u32,
@@ -443,7 +449,7 @@ extern "C" {
     #[doc = "  `RNGTRK_E_IO` (with the system's reason; the previous file is"]
     #[doc = "  untouched); `RNGTRK_E_OUT_OF_MEMORY`."]
     pub fn rngtrk_tracker_save_file(
-        t: *const rngtrk_tracker,
+        tracker: *const rngtrk_tracker,
         path: *const ::std::os::raw::c_char,
     ) -> rngtrk_status;
 }
@@ -456,7 +462,7 @@ extern "C" {
     #[doc = "  regular file); and the statuses of `rngtrk_tracker_load_flags`.  On any"]
     #[doc = "  error the tracker is unchanged."]
     pub fn rngtrk_tracker_load_file(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         path: *const ::std::os::raw::c_char,
         flags: u32,
     ) -> rngtrk_status;
@@ -920,7 +926,7 @@ extern "C" {
     #[doc = "  2^64 - 1.  For the torch-eager-cuda layout the tensor is the `count`"]
     #[doc = "  elements (spec->numel is not used)."]
     pub fn rngtrk_tracker_sample(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         spec: *const rngtrk_sample_spec,
         count: u64,
         out: *mut ::std::os::raw::c_void,
@@ -934,7 +940,7 @@ extern "C" {
     #[doc = "  state advances by what the whole tensor consumes, the same on every"]
     #[doc = "  rank."]
     pub fn rngtrk_tracker_sample_slice(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         spec: *const rngtrk_sample_spec,
         ndim: usize,
         global_shape: *const u64,
@@ -949,7 +955,7 @@ extern "C" {
     #[doc = " `rngtrk_dropout_f32` of `count` elements from the tracker's active"]
     #[doc = "  state, advancing it as `rngtrk_tracker_sample` would."]
     pub fn rngtrk_tracker_dropout_f32(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         spec: *const rngtrk_sample_spec,
         count: u64,
         in_: *const f32,
@@ -1248,7 +1254,7 @@ extern "C" {
     #[doc = "  `RNGTRK_E_FORK_ORDER` (an open fork's state is not among the policy's,"]
     #[doc = "  as set_states)."]
     pub fn rngtrk_tracker_seed_rank(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         policy: rngtrk_seed_policy,
         seed: u64,
         rank: *const rngtrk_parallel_rank,
@@ -1575,7 +1581,7 @@ extern "C" {
     #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (NULL, or a struct_size below"]
     #[doc = "  `RNGTRK_ORIGIN_MIN_SIZE`)."]
     pub fn rngtrk_tracker_get_origin(
-        t: *const rngtrk_tracker,
+        tracker: *const rngtrk_tracker,
         out: *mut rngtrk_origin,
     ) -> rngtrk_status;
 }
@@ -1584,7 +1590,7 @@ extern "C" {
     #[doc = "  named states, in order; not the origin): equal trackers give equal"]
     #[doc = "  digests, so ranks can compare trackers with one allgather of 8 bytes."]
     #[doc = "  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT`."]
-    pub fn rngtrk_tracker_digest(t: *const rngtrk_tracker, out: *mut u64) -> rngtrk_status;
+    pub fn rngtrk_tracker_digest(tracker: *const rngtrk_tracker, out: *mut u64) -> rngtrk_status;
 }
 #[doc = "< Replicate()"]
 pub const rngtrk_placement_kind_RNGTRK_PLACEMENT_REPLICATE: rngtrk_placement_kind = 0;
@@ -1928,7 +1934,7 @@ extern "C" {
     #[doc = "  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (unknown mode, a"]
     #[doc = "  replay open)."]
     pub fn rngtrk_tracker_set_ledger(
-        t: *mut rngtrk_tracker,
+        tracker: *mut rngtrk_tracker,
         mode: rngtrk_ledger_mode,
         capacity: u64,
     ) -> rngtrk_status;
@@ -1937,7 +1943,8 @@ extern "C" {
     #[doc = " A position in the ledger: the number of the next reservation.  A region"]
     #[doc = "  runs from a mark to the next mark taken (or to now).  Returns"]
     #[doc = "  `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT` (ledger off, a replay open)."]
-    pub fn rngtrk_tracker_ledger_mark(t: *mut rngtrk_tracker, out: *mut u64) -> rngtrk_status;
+    pub fn rngtrk_tracker_ledger_mark(tracker: *mut rngtrk_tracker, out: *mut u64)
+        -> rngtrk_status;
 }
 extern "C" {
     #[doc = " Starts replaying the region of `mark`: until rngtrk_tracker_replay_end,"]
@@ -1949,19 +1956,19 @@ extern "C" {
     #[doc = "  `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` (ledger off, not a mark, a"]
     #[doc = "  replay already open) or `RNGTRK_E_REPLAY_MISMATCH` (the log no longer"]
     #[doc = "  holds the region)."]
-    pub fn rngtrk_tracker_replay_begin(t: *mut rngtrk_tracker, mark: u64) -> rngtrk_status;
+    pub fn rngtrk_tracker_replay_begin(tracker: *mut rngtrk_tracker, mark: u64) -> rngtrk_status;
 }
 extern "C" {
     #[doc = " Ends the open replay; `RNGTRK_E_REPLAY_MISMATCH` if it made fewer"]
     #[doc = "  reservations than the region holds (the replay ends either way)."]
-    pub fn rngtrk_tracker_replay_end(t: *mut rngtrk_tracker) -> rngtrk_status;
+    pub fn rngtrk_tracker_replay_end(tracker: *mut rngtrk_tracker) -> rngtrk_status;
 }
 extern "C" {
     #[doc = " The overlaps RECORD mode recorded: `*count` is set to their number;"]
     #[doc = "  up to `capacity` are written to `out` (NULL with capacity 0 asks for the"]
     #[doc = "  count).  `RNGTRK_E_BUFFER_TOO_SMALL` when capacity < count."]
     pub fn rngtrk_tracker_ledger_overlaps(
-        t: *const rngtrk_tracker,
+        tracker: *const rngtrk_tracker,
         out: *mut rngtrk_overlap,
         capacity: usize,
         count: *mut usize,

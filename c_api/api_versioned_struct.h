@@ -19,10 +19,10 @@ namespace rngtrk {
 // layout) and storable in struct_size.
 inline uint32_t checked_struct_size(size_t size, size_t min_size, const char *what) {
     if (size < min_size)
-        fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " size " + std::to_string(size) +
+        fail(Status::invalid_argument, std::string(what) + " size " + std::to_string(size) +
                                             " is smaller than its first published layout (" +
                                             std::to_string(min_size) + " bytes)");
-    if (size > UINT32_MAX) fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " size does not fit in 32 bits");
+    if (size > UINT32_MAX) fail(Status::invalid_argument, std::string(what) + " size does not fit in 32 bits");
     return static_cast<uint32_t>(size);
 }
 
@@ -32,7 +32,7 @@ inline uint32_t stored_struct_size(const unsigned char *bytes, size_t min_size, 
     uint32_t size;
     std::memcpy(&size, bytes, sizeof size);
     if (size < min_size)
-        fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + "->struct_size " + std::to_string(size) +
+        fail(Status::invalid_argument, std::string(what) + "->struct_size " + std::to_string(size) +
                                             " is smaller than its first published layout (" +
                                             std::to_string(min_size) + " bytes; use its init function)");
     return size;
@@ -42,7 +42,7 @@ inline uint32_t stored_struct_size(const unsigned char *bytes, size_t min_size, 
 // zero beyond, struct_size = size.  Writes exactly `size` bytes.
 template <class T>
 void init_versioned(T *dst, size_t size, size_t min_size, const T &defaults, const char *what) {
-    if (dst == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " is NULL");
+    if (dst == nullptr) fail(Status::invalid_argument, std::string(what) + " is NULL");
     const uint32_t stored = checked_struct_size(size, min_size, what);
     unsigned char *bytes = reinterpret_cast<unsigned char *>(dst);
     const size_t known = size < sizeof(T) ? size : sizeof(T);
@@ -56,12 +56,12 @@ void init_versioned(T *dst, size_t size, size_t min_size, const T &defaults, con
 // byte past sizeof(T) (a field this library does not know, set).
 template <class T>
 T read_versioned(const T *src, size_t min_size, const T &defaults, const char *what) {
-    if (src == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " is NULL");
+    if (src == nullptr) fail(Status::invalid_argument, std::string(what) + " is NULL");
     const unsigned char *bytes = reinterpret_cast<const unsigned char *>(src);
     const uint32_t size = stored_struct_size(bytes, min_size, what);
     for (size_t i = sizeof(T); i < size; ++i)
         if (bytes[i] != 0)
-            fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " byte " + std::to_string(i) + " is not zero, but this "
+            fail(Status::invalid_argument, std::string(what) + " byte " + std::to_string(i) + " is not zero, but this "
                                                 "library knows only " + std::to_string(sizeof(T)) +
                                                 " bytes of it (a field of a newer header is set)");
     T value = defaults;
@@ -73,7 +73,7 @@ T read_versioned(const T *src, size_t min_size, const T &defaults, const char *w
 // reaches, zero beyond what this library knows; struct_size is kept.
 template <class T>
 void write_versioned(T *dst, size_t min_size, const T &value, const char *what) {
-    if (dst == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, std::string(what) + " is NULL");
+    if (dst == nullptr) fail(Status::invalid_argument, std::string(what) + " is NULL");
     unsigned char *bytes = reinterpret_cast<unsigned char *>(dst);
     const uint32_t size = stored_struct_size(bytes, min_size, what);
     const size_t known = size < sizeof(T) ? size : sizeof(T);
