@@ -17,8 +17,11 @@ using rngtrk::require_pointer;
 
 rngtrk::MeshSpec mesh_from_c(size_t mesh_ndim, const uint64_t *mesh_shape, const uint64_t *coord,
                              const rngtrk_placement *placements, size_t ndim, const uint64_t *global_shape) {
-    if (mesh_ndim == 0 || mesh_ndim > 16) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "mesh_ndim must be 1 to 16");
-    if (ndim > 16) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "ndim must be at most 16");
+    static_assert(RNGTRK_MAX_NDIM == rngtrk::kMaxSliceDims, "one limit on dimensions");
+    if (mesh_ndim == 0 || mesh_ndim > RNGTRK_MAX_NDIM)
+        rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "mesh_ndim must be 1 to " + std::to_string(RNGTRK_MAX_NDIM));
+    if (ndim > RNGTRK_MAX_NDIM)
+        rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "ndim must be at most " + std::to_string(RNGTRK_MAX_NDIM));
     require_pointer(mesh_shape, "mesh_shape");
     require_pointer(coord, "coord");
     require_pointer(placements, "placements");

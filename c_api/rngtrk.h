@@ -479,8 +479,12 @@ RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, size_
 RNGTRK_API rngtrk_status rngtrk_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
                                        uint64_t first, uint64_t count, void *out, size_t out_capacity);
 
+/** The most dimensions of a tensor (sample slices, DTensor shapes) and of a
+ *  device mesh that the library takes.  Added in 0.1. */
+#define RNGTRK_MAX_NDIM 16
+
 /** Writes the box from `start` of extent `local_shape` of an n-d tensor of
- *  `global_shape` (row-major, `ndim` dimensions, 1 <= ndim <= 16) to `out`,
+ *  `global_shape` (row-major, `ndim` dimensions, 1 <= ndim <= RNGTRK_MAX_NDIM) to `out`,
  *  row-major in the box: the same bits as cutting the box out of the whole
  *  tensor.  For the torch-eager-cuda layout the whole tensor's element
  *  count is the product of global_shape (spec->numel is not used).  Returns

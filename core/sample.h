@@ -11,7 +11,8 @@
 
 namespace rngtrk {
 
-// The largest n-d slice rank accepted.
+// The largest n-d slice rank accepted: rngtrk.h's RNGTRK_MAX_NDIM (the C
+// layer asserts they are equal).
 constexpr size_t kMaxSliceDims = 16;
 
 // A checked 1-D request; check it before anything changes, then run it

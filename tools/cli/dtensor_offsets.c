@@ -5,7 +5,7 @@
 
 #include "cli.h"
 
-enum { MAX_DIMS = 16 };
+enum { MAX_DIMS = RNGTRK_MAX_NDIM };
 
 /* Parses "a<sep>b<sep>c" (at most MAX_DIMS whole numbers) for option `name`. */
 static int parse_list(const char *name, const char *text, char sep, uint64_t *out, size_t *n) {

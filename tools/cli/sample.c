@@ -5,17 +5,36 @@
 
 #include "cli.h"
 
-static const char *const kLayouts[] = {"stateless", "nvfuser", "torch-eager-cuda", "triton"};
-static const char *const kDists[] = {"bits", "uniform", "normal", "bernoulli"};
-static const char *const kDtypes[] = {"u8", "u32", "u64", "f16", "bf16", "f32", "f64"};
+/* The names of layouts, distributions and dtypes are the library's
+ * (numbered from 0 without gaps): a choice's index is the value. */
+enum { MAX_KIND = 16 };
+static const char *layouts[MAX_KIND], *dists[MAX_KIND], *dtypes[MAX_KIND];
+static int nlayouts, ndists, ndtypes;
 
-/* What each distribution makes, first the default (C enum values). */
-static const int kMakes[4][5] = {
-    {RNGTRK_DTYPE_U32, RNGTRK_DTYPE_U64, -1},
-    {RNGTRK_DTYPE_F32, RNGTRK_DTYPE_F64, RNGTRK_DTYPE_F16, RNGTRK_DTYPE_BF16, -1},
-    {RNGTRK_DTYPE_F32, RNGTRK_DTYPE_F64, -1},
-    {RNGTRK_DTYPE_U8, -1},
-};
+static void list_kinds(void) {
+    while (nlayouts < MAX_KIND && (layouts[nlayouts] = rngtrk_layout_name((rngtrk_layout)nlayouts)) != NULL)
+        ++nlayouts;
+    while (ndists < MAX_KIND && (dists[ndists] = rngtrk_distribution_name((rngtrk_distribution)ndists)) != NULL)
+        ++ndists;
+    while (ndtypes < MAX_KIND && (dtypes[ndtypes] = rngtrk_dtype_name((rngtrk_dtype)ndtypes)) != NULL) ++ndtypes;
+}
+
+/* Whether the library makes `dtype` for `dist` (it refuses a spec otherwise). */
+static int makes(int dist, int dtype) {
+    rngtrk_sample_spec spec;
+    return RNGTRK_SAMPLE_SPEC_INIT(&spec, RNGTRK_LAYOUT_STATELESS, (rngtrk_distribution)dist, (rngtrk_dtype)dtype) ==
+           RNGTRK_OK;
+}
+
+/* The dtype when --dtype is not given: f32 where the distribution makes it,
+ * else the first it makes. */
+static int default_dtype(int dist) {
+    if (makes(dist, RNGTRK_DTYPE_F32)) return RNGTRK_DTYPE_F32;
+    for (int t = 0; t < ndtypes; ++t)
+        if (makes(dist, t)) return t;
+    return RNGTRK_DTYPE_F32;
+}
+
 /* The parameters each distribution takes. */
 static const char *const kParams[4][2] = {{NULL, NULL}, {"--low", "--high"}, {"--mean", "--std"}, {"--p", NULL}};
 
@@ -61,17 +80,11 @@ static void print_value(const unsigned char *p, int dtype, size_t width, int raw
     }
 }
 
-static int makes(int dist, int dtype) {
-    for (int i = 0; kMakes[dist][i] >= 0; ++i)
-        if (kMakes[dist][i] == dtype) return 1;
-    return 0;
-}
-
 static int refuse_dtype(int dist, int dtype) {
-    char list[64] = "";
-    for (int i = 0; kMakes[dist][i] >= 0; ++i)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", kDtypes[kMakes[dist][i]]);
-    return usage_error("sample", "--dist %s makes --dtype %s, not %s", kDists[dist], list, kDtypes[dtype]);
+    char list[128] = "";
+    for (int t = 0, n = 0; t < ndtypes; ++t)
+        if (makes(dist, t)) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", n++ ? ", " : "", dtypes[t]);
+    return usage_error("sample", "--dist %s makes --dtype %s, not %s", dists[dist], list, dtypes[dtype]);
 }
 
 /* A library refusal: the arguments (exit 2), or anything else (exit 1). */
@@ -87,10 +100,11 @@ static int sample(int argc, char **argv) {
     uint64_t seed = 0, offset = 0, first = 0, count = 0, numel = 0;
     uint32_t sm = 0, threads = 0;
     double low = 0, high = 1, mean = 0, sd = 1, p = 0.5;
+    list_kinds();
     struct option opts[] = {
-        {"--layout", OPT_CHOICE, &layout, kLayouts, 4, 0},
-        {"--dist", OPT_CHOICE, &dist, kDists, 4, 0},
-        {"--dtype", OPT_CHOICE, &dtype, kDtypes, 7, 0},
+        {"--layout", OPT_CHOICE, &layout, layouts, nlayouts, 0},
+        {"--dist", OPT_CHOICE, &dist, dists, ndists, 0},
+        {"--dtype", OPT_CHOICE, &dtype, dtypes, ndtypes, 0},
         {"--seed", OPT_U64, &seed, NULL, 0, 0},
         {"--offset", OPT_U64, &offset, NULL, 0, 0},
         {"--first", OPT_U64, &first, NULL, 0, 0},
@@ -109,7 +123,7 @@ static int sample(int argc, char **argv) {
     if (parse_options("sample", opts, n, argc, argv) != 0) return EXIT_USAGE;
     if (!option_named(opts, n, "--seed")->given || !option_named(opts, n, "--count")->given)
         return usage_error("sample", "needs --seed and --count (see rngtrk help sample)");
-    if (dtype < 0) dtype = kMakes[dist][0];
+    if (dtype < 0) dtype = default_dtype(dist);
     if (!makes(dist, dtype)) return refuse_dtype(dist, dtype);
     /* A parameter of another distribution is a mistake, as in Python. */
     static const char *const all_params[] = {"--low", "--high", "--mean", "--std", "--p"};
@@ -118,7 +132,7 @@ static int sample(int argc, char **argv) {
         const int mine = (kParams[dist][0] && strcmp(kParams[dist][0], name) == 0) ||
                          (kParams[dist][1] && strcmp(kParams[dist][1], name) == 0);
         if (option_named(opts, n, name)->given && !mine)
-            return usage_error("sample", "%s does not apply to --dist %s", name, kDists[dist]);
+            return usage_error("sample", "%s does not apply to --dist %s", name, dists[dist]);
     }
     if (offset % 4 != 0)
         return usage_error("sample", "--offset must be a multiple of 4 (offsets count 32-bit outputs, 4 per block)");
@@ -157,8 +171,7 @@ static int sample(int argc, char **argv) {
 }
 
 const struct command cmd_sample = {"sample", "print sampled values, one per line",
-/* tools/cli/sample_usage.txt, made a C string by the Makefile: the Python
- * and Rust sample commands print the same file. */
+/* tools/cli/sample_usage.txt, made a C string by the Makefile. */
 #include "sample_usage.inc"
                                   ,
                                   sample};

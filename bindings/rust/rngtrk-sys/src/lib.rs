@@ -12,6 +12,7 @@ pub const RNGTRK_STATE_BYTES: u32 = 16;
 pub const RNGTRK_MAX_NAME_BYTES: u32 = 255;
 pub const RNGTRK_LOAD_ANY_RANK: u32 = 1;
 pub const RNGTRK_SAMPLE_SPEC_MIN_SIZE: u32 = 48;
+pub const RNGTRK_MAX_NDIM: u32 = 16;
 pub const RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT: u32 = 1;
 pub const RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED: u32 = 2;
 pub const RNGTRK_PARALLEL_RANK_MIN_SIZE: u32 = 24;
@@ -864,7 +865,7 @@ extern "C" {
 }
 extern "C" {
     #[doc = " Writes the box from `start` of extent `local_shape` of an n-d tensor of"]
-    #[doc = "  `global_shape` (row-major, `ndim` dimensions, 1 <= ndim <= 16) to `out`,"]
+    #[doc = "  `global_shape` (row-major, `ndim` dimensions, 1 <= ndim <= RNGTRK_MAX_NDIM) to `out`,"]
     #[doc = "  row-major in the box: the same bits as cutting the box out of the whole"]
     #[doc = "  tensor.  For the torch-eager-cuda layout the whole tensor's element"]
     #[doc = "  count is the product of global_shape (spec->numel is not used).  Returns"]
