@@ -33,13 +33,21 @@ size_t origin_bytes(uint32_t version) {
 
 }  // namespace
 
-void check_checkpoint_version(uint32_t version, const std::string &where) {
+CheckpointHead check_checkpoint_head(const uint8_t *head, size_t have, const std::string &where) {
+    if (have < sizeof kCheckpointMagic || std::memcmp(head, kCheckpointMagic, sizeof kCheckpointMagic) != 0)
+        fail(Status::corrupt, where + "corrupt checkpoint: not an rngtrk checkpoint (bad magic" +
+                                  (have < sizeof kCheckpointMagic ? ", only " + std::to_string(have) + " bytes" : "") +
+                                  ")");
+    if (have < kCheckpointHeadBytes)
+        fail(Status::corrupt,
+             where + "corrupt checkpoint: truncated inside the header (" + std::to_string(have) + " bytes)");
+    const uint32_t version = load_le32(head + 8);
     static constexpr uint32_t kReadable[] = {kCheckpointFormatVersion, kCheckpointOriginVersion,
                                              kCheckpointRematVersion};
     std::string list;
     const size_t n = sizeof kReadable / sizeof kReadable[0];
     for (size_t i = 0; i < n; ++i) {
-        if (version == kReadable[i]) return;
+        if (version == kReadable[i]) return CheckpointHead{version, load_le64(head + 12)};
         list += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + std::to_string(kReadable[i]);
     }
     fail(Status::unsupported_version, where + "checkpoint format version " + std::to_string(version) +
@@ -96,15 +104,11 @@ void encode_checkpoint(const PhiloxState &default_state, const std::vector<Named
 CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
     // Framing first, in the order a reader of an unknown file needs it: is it
     // ours, can we read this version, is it whole, is it intact.
-    if (len < sizeof kCheckpointMagic || std::memcmp(src, kCheckpointMagic, 8) != 0)
-        corrupt(len < sizeof kCheckpointMagic ? "only " + std::to_string(len) + " bytes"
-                                              : "bad magic (not an rngtrk checkpoint)");
-    if (len < 12) corrupt("truncated inside the header (" + std::to_string(len) + " bytes)");
-    const uint32_t version = load_le32(src + 8);
-    check_checkpoint_version(version);
+    const CheckpointHead head = check_checkpoint_head(src, len);
+    const uint32_t version = head.version;
     if (len < kCheckpointHeaderBytes + kCheckpointTrailerBytes)
         corrupt("truncated inside the header (" + std::to_string(len) + " bytes)");
-    const uint64_t declared = load_le64(src + 12);
+    const uint64_t declared = head.declared;
     if (declared > len)
         corrupt("truncated: header says " + std::to_string(declared) + " bytes, got " +
                 std::to_string(len));

@@ -41,10 +41,19 @@ constexpr size_t kCheckpointRematOriginBytes = 52;  // those, then gtp_remat(_si
 constexpr size_t kCheckpointHeaderBytes = 40;  // magic, version, length, default state, count
 constexpr size_t kCheckpointTrailerBytes = 4;  // CRC-32
 
-// The one place that knows which format versions this library reads:
-// throws Error(Status::unsupported_version) for any other, naming it and
-// the readable ones, with `where` ("PATH: ") in front of the message.
-void check_checkpoint_version(uint32_t version, const std::string &where = "");
+// What the first kCheckpointHeadBytes of a checkpoint say.
+constexpr size_t kCheckpointHeadBytes = 20;  // magic, version, total length
+struct CheckpointHead {
+    uint32_t version;
+    uint64_t declared;  // total length in bytes
+};
+
+// The one header check, for bytes and for files: the magic, then a version
+// this library reads (the one place that knows which), from the `have`
+// bytes at `head` (a file reader has read only the head).  Throws
+// Error(Status::corrupt) or Error(Status::unsupported_version) naming the
+// problem, with `where` ("PATH: ") in front of the message.
+CheckpointHead check_checkpoint_head(const uint8_t *head, size_t have, const std::string &where = "");
 
 // Exact encoded size of (default_state, states); throws
 // Error(Status::overflow) if it does not fit the format or size_t.

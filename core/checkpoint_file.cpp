@@ -97,7 +97,7 @@ std::vector<uint8_t> read_checkpoint_file(const std::string &path) {
     if (::fstat(f.fd, &st) != 0) read_error(path, "cannot stat", errno);
     if (S_ISDIR(st.st_mode)) read_error(path, "cannot read", EISDIR);
     if (!S_ISREG(st.st_mode)) fail(Status::io, path + ": not a regular file");
-    uint8_t head[20];
+    uint8_t head[kCheckpointHeadBytes];
     size_t got = 0;
     while (got < sizeof head) {
         const ssize_t r = ::read(f.fd, head + got, sizeof head - got);
@@ -108,12 +108,7 @@ std::vector<uint8_t> read_checkpoint_file(const std::string &path) {
     }
     // The header decides whether the rest is worth reading: nothing larger
     // than the declared length is ever allocated.
-    if (got < 8 || std::memcmp(head, kCheckpointMagic, 8) != 0)
-        fail(Status::corrupt, path + ": corrupt checkpoint: not an rngtrk checkpoint (bad magic)");
-    if (got < sizeof head) fail(Status::corrupt, path + ": corrupt checkpoint: truncated inside the header");
-    const uint32_t version = load_le32(head + 8);
-    check_checkpoint_version(version, path + ": ");
-    const uint64_t declared = load_le64(head + 12);
+    const uint64_t declared = check_checkpoint_head(head, got, path + ": ").declared;
     if (declared != static_cast<uint64_t>(st.st_size))
         fail(Status::corrupt, path + ": corrupt checkpoint: " + std::to_string(st.st_size) +
                                    " bytes, but its header says " + std::to_string(declared) +

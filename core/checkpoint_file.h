@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "error.h"
-#include "tracker.h"
 
 namespace rngtrk {
 

@@ -4,6 +4,7 @@
 
 #include "error.h"
 #include "philox.h"
+#include "tracker.h"
 
 namespace rngtrk {
 

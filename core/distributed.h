@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "philox_state.h"
-#include "tracker.h"
 
 namespace rngtrk {
+
+class Tracker;  // tracker.h
 
 // fold_in(state, d): the state (w0 | w1 << 32, w2 | w3 << 32) of
 // Philox4x32-10(key(state.seed), counter = state.offset / 4 + d): PyTorch's
