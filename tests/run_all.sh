@@ -154,8 +154,8 @@ check "Rust: cargo doc builds without warnings" \
     sh -c "cd '$top/bindings/rust' && RUSTDOCFLAGS='-D warnings' '$cargo' doc --offline --workspace --no-deps --quiet"
 check "Rust: example inspect prints what the C tool prints" \
     "$top/tests/rust_inspect_test.sh" "$rust_examples/inspect" "$build/rngtrk" "$top/tests/vectors"
-check "sample in C, Rust and Python: byte-identical output, errors and exit codes on 300 random argument sets" \
-    "$python" "$top/tests/sample_commands_test.py" "$build/rngtrk" "$rust_examples/sample"
+check "draws in C, Python and Rust: byte-identical bits or the same status on 1000 random cases (tests/cross_language)" \
+    "$python" "$top/tests/cross_language/run.py" "$build/tests/draw_cases" "$rust_examples/draw_cases"
 check "README's and docs/rust.md's Rust examples" "$top/tests/readme_rust_example_test.sh"
 check "Rust: sharded dropout example: 4 ranks' blocks equal the unsharded tensor" "$rust_examples/sharded_dropout"
 check "demo: Rust resumes C's checkpoint and draws the same numbers" "$rust_examples/demo_resume" "$demo_dir"

@@ -65,8 +65,14 @@ $(TEST_BUILD)/crash_safe_test: tests/c/crash_safe_test.c c_api/rngtrk.h $(SHARED
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -O2 -Wall -Wextra -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN/..'
 
+# The C driver of the cross-language draw test (tests/cross_language/run.py):
+# C99, the public header only, linked to the shared library.
+$(TEST_BUILD)/draw_cases: tests/cross_language/draw_cases.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN/..'
+
 TEST_PROGRAMS := $(TEST_BUILD)/crash_safe_test $(CUDA_TEST_PROGRAM) $(TEST_BUILD)/device_header_host $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/dlopen_consumer \
-                 $(TEST_BUILD)/run_recipe
+                 $(TEST_BUILD)/run_recipe $(TEST_BUILD)/draw_cases
 
 .PHONY: test test-programs
 test-programs: all $(TEST_PROGRAMS) $(DEMO) $(MPI_PROGRAM)
