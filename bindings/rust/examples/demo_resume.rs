@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::process::ExitCode;
 
-use rngtrk::{Error, Tracker};
+use rngtrk::{Error, LoadOptions, Tracker};
 
 fn fnv1a(bytes: &[u8]) -> u32 {
     bytes.iter().fold(2166136261u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(16777619))
@@ -59,7 +59,7 @@ fn run(folder: &str) -> Result<bool, Box<dyn std::error::Error>> {
         last
     );
     let mut tracker = Tracker::new()?;
-    tracker.load(&checkpoint)?;
+    tracker.load(&checkpoint, &LoadOptions::new())?;
     println!("  step  first values: model-parallel | data-parallel | default   C run      Rust");
     let mut all_same = true;
     for k in first..=last {

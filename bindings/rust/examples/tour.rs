@@ -1,4 +1,4 @@
-use rngtrk::{ErrorKind, PhiloxState, Tracker};
+use rngtrk::{ErrorKind, LoadOptions, PhiloxState, Tracker};
 
 fn main() -> Result<(), rngtrk::Error> {
     // Megatron-LM's seeds for tensor-parallel rank 0.
@@ -29,7 +29,7 @@ fn main() -> Result<(), rngtrk::Error> {
     // Checkpoint bytes that C and Python read too.
     let checkpoint = tracker.save()?;
     let mut resumed = Tracker::new()?;
-    resumed.load(&checkpoint)?;
+    resumed.load(&checkpoint, &LoadOptions::new())?;
     assert_eq!(resumed.states()?, tracker.states()?);
     println!("{}", rngtrk::checkpoint_to_json(&checkpoint)?);
     Ok(())

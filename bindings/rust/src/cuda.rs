@@ -24,7 +24,7 @@
 use std::os::raw::c_void;
 
 use crate::error::{check, Error};
-use crate::sampling::{Element, SampleSpec};
+use crate::sampling::{Element, SampleSpec, SliceBox};
 use crate::state::PhiloxState;
 use crate::sys;
 
@@ -71,19 +71,12 @@ pub unsafe fn sample_slice<T: Element>(
     device_out: *mut T,
     stream: Stream,
 ) -> Result<(), Error> {
-    let count = crate::sampling::box_count(global_shape, start, local_shape)?;
+    let shape = SliceBox::new(global_shape, start, local_shape)?;
     let c = spec.c_spec(T::DTYPE)?;
-    check(sys::rngtrk_cuda_sample_slice(
-        &state.to_c(),
-        &c,
-        global_shape.len(),
-        global_shape.as_ptr(),
-        start.as_ptr(),
-        local_shape.as_ptr(),
-        device_out.cast(),
-        capacity::<T>(count),
-        stream,
-    ))
+    let (out, capacity) = (device_out.cast(), capacity::<T>(shape.count));
+    check(shape.call(|ndim, global, start, local| {
+        sys::rngtrk_cuda_sample_slice(&state.to_c(), &c, ndim, global, start, local, out, capacity, stream)
+    }))
 }
 
 /// [`crate::dropout`] of `count` floats from `device_in` to `device_out`

@@ -1,12 +1,11 @@
 //! Distributed training (`docs/distributed.md`): key derivation, seeding
 //! policies, rank-aware checkpoints, desync detection, and PyTorch
 //! DTensor's offsets and boxes.
-use std::ffi::{CStr, CString};
 use std::fmt;
 use std::ops::BitOr;
-use std::os::raw::c_char;
 
 use crate::error::{check, Error};
+use crate::names;
 use crate::state::PhiloxState;
 use crate::sys;
 use crate::tracker::Tracker;
@@ -67,8 +66,15 @@ impl ParallelRank {
     }
 }
 
-/// How each rank's seeds are made (`docs/distributed.md`).
+/// How each rank's seeds are made (`docs/distributed.md`).  The names
+/// (`"megatron"`, `"slapo"`, `"derived"`) are the library's:
+/// [`SeedPolicy::name`], `Display`, [`SeedPolicy::from_name`] and `FromStr`.
+///
+/// `#[non_exhaustive]`: it mirrors the C enum `rngtrk_seed_policy`, which
+/// the library may extend (see [`Layout`](crate::Layout)).  Until this crate
+/// names a newer policy, its value reads as [`SeedPolicy::Other`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SeedPolicy {
     /// Megatron-LM's `model_parallel_cuda_manual_seed`.
     Megatron,
@@ -99,35 +105,22 @@ impl SeedPolicy {
         }
     }
 
-    /// The library's name of the policy (`"megatron"`, `"slapo"`,
-    /// `"derived"`), or `None` for a value the library does not know.
+    /// The library's name of the policy (`rngtrk_seed_policy_name`), or
+    /// `None` for a value the library does not know.
     pub fn name(self) -> Option<&'static str> {
-        // SAFETY: takes any value; returns NULL or a static string.
-        static_name(unsafe { sys::rngtrk_seed_policy_name(self.to_c()) })
+        names::name_of(self.to_c(), sys::rngtrk_seed_policy_name)
     }
 
-    /// The policy the library calls `name`.  Errors: `InvalidArgument` for
-    /// another name (the message lists the policies).
+    /// The policy the library calls `name` (`rngtrk_seed_policy_from_name`).
+    /// Errors: the library's `InvalidArgument` for another name, whose
+    /// message lists the policies.
     pub fn from_name(name: &str) -> Result<SeedPolicy, Error> {
-        let c = CString::new(name).map_err(|_| {
-            let names: Vec<String> = SeedPolicy::all().iter().map(|p| p.to_string()).collect();
-            let (last, rest) = names.split_last().expect("the library knows a policy");
-            Error::invalid(format!(
-                "unknown seeding policy {:?} (the policies are {} or {})",
-                name,
-                rest.join(", "),
-                last
-            ))
-        })?;
-        let mut out: sys::rngtrk_seed_policy = 0;
-        // SAFETY: a NUL-terminated string and a valid out-pointer.
-        check(unsafe { sys::rngtrk_seed_policy_from_name(c.as_ptr(), &mut out) })?;
-        Ok(SeedPolicy::from_c(out))
+        names::value_named(name, sys::rngtrk_seed_policy_from_name).map(SeedPolicy::from_c)
     }
 
     /// Every policy the library knows, in value order.
     pub fn all() -> Vec<SeedPolicy> {
-        (0u32..).map(SeedPolicy::from_c).take_while(|p| p.name().is_some()).collect()
+        names::values(sys::rngtrk_seed_policy_name).map(SeedPolicy::from_c).collect()
     }
 }
 
@@ -141,13 +134,12 @@ impl fmt::Display for SeedPolicy {
     }
 }
 
-/// A static string the library returned, or `None` for NULL.
-fn static_name(p: *const c_char) -> Option<&'static str> {
-    if p.is_null() {
-        return None;
+/// [`SeedPolicy::from_name`]: the library's name, or its error.
+impl std::str::FromStr for SeedPolicy {
+    type Err = Error;
+    fn from_str(name: &str) -> Result<SeedPolicy, Error> {
+        SeedPolicy::from_name(name)
     }
-    // SAFETY: the library's names are static, NUL-terminated ASCII.
-    unsafe { CStr::from_ptr(p) }.to_str().ok()
 }
 
 /// Flags of [`Tracker::seed_rank`], combined with `|`.
@@ -168,8 +160,7 @@ impl SeedFlags {
     /// `"always-enable-tp-seed"`); `None` for no flag, several, or one the
     /// library does not know.
     pub fn name(self) -> Option<&'static str> {
-        // SAFETY: takes any value; returns NULL or a static string.
-        static_name(unsafe { sys::rngtrk_seed_flag_name(self.0) })
+        names::name_of(self.0, sys::rngtrk_seed_flag_name)
     }
 
     /// The flags set here, one per bit, each as the library knows it.
@@ -295,7 +286,11 @@ impl Tracker {
 }
 
 /// A DTensor placement on one mesh dimension.
+///
+/// `#[non_exhaustive]`: it mirrors the C enum `rngtrk_placement_kind`,
+/// which the library may extend (see [`Layout`](crate::Layout)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Placement {
     /// `Replicate()`.
     Replicate,
@@ -317,7 +312,11 @@ impl Placement {
 }
 
 /// Which first-shard size DTensor offsets use.
+///
+/// `#[non_exhaustive]`: it mirrors the C enum `rngtrk_offset_rule`, which
+/// the library may extend (see [`Layout`](crate::Layout)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum OffsetRule {
     /// Upstream PyTorch's, byte for byte.
     #[default]

@@ -30,14 +30,17 @@
 //! # Ok::<(), rngtrk::Error>(())
 //! ```
 use std::ffi::CStr;
-use std::ops::{Deref, DerefMut};
 
 use crate::error::{check, Error};
 use crate::sys;
 use crate::tracker::Tracker;
 
 /// What the ledger does with a reservation that overlaps an earlier one.
+///
+/// `#[non_exhaustive]`: it mirrors the C enum `rngtrk_ledger_mode`, which
+/// the library may extend (see [`Layout`](crate::Layout)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LedgerMode {
     /// No ledger (the default): nothing recorded, no cost.
     Off,
@@ -123,9 +126,58 @@ impl Tracker {
     }
 }
 
-/// An open replay ([`Tracker::replay`]); reach the tracker through it.
+/// An open replay ([`Tracker::replay`]): while it lives, the tracker is
+/// reached only through it, as through a [`ForkGuard`](crate::ForkGuard):
+/// reads through `Deref<Target = Tracker>`, and as its own methods the
+/// calls a recomputation makes — `fork`, `advance`, the draws, `set_state`,
+/// `manual_seed`.  [`ReplayGuard::end`] ends the replay and reports a short
+/// one; dropping the guard ends it silently.
+///
+/// ```
+/// # use rngtrk::{LedgerMode, PhiloxState, Tracker};
+/// # let mut tracker = Tracker::new()?;
+/// # tracker.add("model-parallel-rng", 3952)?;
+/// # tracker.set_ledger(LedgerMode::Raise, 0)?;
+/// let mark = tracker.mark()?;
+/// tracker.fork("model-parallel-rng")?.advance(4096)?; // the forward
+/// tracker.set_state("model-parallel-rng", PhiloxState::new(3952, 0))?; // rewound
+/// let mut replay = tracker.replay(mark)?;
+/// replay.fork("model-parallel-rng")?.advance(4096)?; // the recomputation
+/// assert_eq!(replay.state("model-parallel-rng")?, PhiloxState::new(3952, 4096));
+/// replay.end()?;
+/// # Ok::<(), rngtrk::Error>(())
+/// ```
+///
+/// It lends no `&mut Tracker`, so nothing can swap the replaying tracker
+/// out from under it (the guard would then end another tracker's replay and
+/// leave this one replaying), and `reset`, `load`, `add`, `set_states`,
+/// `mark` and `set_ledger` do not compile while it lives.  Each of these is
+/// rejected by the compiler:
+///
+/// ```compile_fail
+/// # let mut tracker = rngtrk::Tracker::new()?;
+/// # let mut other = rngtrk::Tracker::new()?;
+/// let mut replay = tracker.replay(0)?;
+/// std::mem::swap(&mut *replay, &mut other); // error: the guard lends no `&mut Tracker`
+/// # Ok::<(), rngtrk::Error>(())
+/// ```
+///
+/// ```compile_fail
+/// # let mut tracker = rngtrk::Tracker::new()?;
+/// let mut replay = tracker.replay(0)?;
+/// replay.set_states(&[])?; // error: no `&mut Tracker` for `set_states` (nor reset, load, add, mark)
+/// # Ok::<(), rngtrk::Error>(())
+/// ```
+///
+/// ```compile_fail
+/// # let mut tracker = rngtrk::Tracker::new()?;
+/// let replay = tracker.replay(0)?;
+/// tracker.advance(4)?; // error: `tracker` is mutably borrowed by `replay`
+/// replay.end()?;
+/// # Ok::<(), rngtrk::Error>(())
+/// ```
 pub struct ReplayGuard<'t> {
-    tracker: &'t mut Tracker,
+    pub(crate) tracker: &'t mut Tracker,
     open: bool,
 }
 
@@ -135,19 +187,6 @@ impl ReplayGuard<'_> {
         self.open = false;
         // SAFETY: valid handle.
         check(unsafe { sys::rngtrk_tracker_replay_end(self.tracker.raw_mut()) })
-    }
-}
-
-impl Deref for ReplayGuard<'_> {
-    type Target = Tracker;
-    fn deref(&self) -> &Tracker {
-        self.tracker
-    }
-}
-
-impl DerefMut for ReplayGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Tracker {
-        self.tracker
     }
 }
 

@@ -11,9 +11,12 @@
 //! * Generation ([`random_u32`], [`uniform_f32`]) is a pure function of
 //!   (seed, offset, element index), so every slice of a tensor's random
 //!   numbers can be made anywhere and equals the slice of the whole.
+//! * Names of layouts, distributions, dtypes and seeding policies are the
+//!   library's (`rngtrk_*_name`, `rngtrk_*_from_name`): this crate keeps no
+//!   list of them, and an unknown name is the library's error.
 //!
 //! ```
-//! use rngtrk::{PhiloxState, Tracker};
+//! use rngtrk::{LoadOptions, PhiloxState, Tracker};
 //!
 //! let mut tracker = Tracker::new()?;
 //! tracker.manual_seed(1234)?;
@@ -27,7 +30,7 @@
 //! assert_eq!(tracker.state("model-parallel-rng")?, PhiloxState::new(3952, 16));
 //! let checkpoint = tracker.save()?;
 //! let mut resumed = Tracker::new()?;
-//! resumed.load(&checkpoint)?;
+//! resumed.load(&checkpoint, &LoadOptions::new())?;
 //! assert_eq!(resumed.states()?, tracker.states()?);
 //! # Ok::<(), rngtrk::Error>(())
 //! ```
@@ -106,6 +109,10 @@
 //! Dropping a guard restores its fork, also while a panic unwinds;
 //! [`ForkGuard::restore`] does the same and returns the library's verdict.
 //!
+//! A [`ReplayGuard`] ([`Tracker::replay`]) follows the same rule with the
+//! same calls: it lends no `&mut Tracker` either (its documentation shows
+//! what does not compile, and why).
+//!
 //! A guard may fork a name that is already open (Megatron-LM's double fork):
 //! forked states advance in place, so the nested fork continues that name's
 //! one stream.
@@ -130,13 +137,17 @@
 //! (after `make`), and writes that folder into the binaries' run path.
 #![warn(missing_docs)]
 
+#[macro_use]
+mod names;
 mod c_name;
 mod checkpoint_json;
 pub mod cuda;
 mod distributed;
 mod error;
 mod generation;
+mod guards;
 mod ledger;
+mod load;
 mod sampling;
 mod state;
 mod tracker;
@@ -156,6 +167,7 @@ pub use distributed::{
 pub use error::{status_string, Error, ErrorKind};
 pub use generation::{philox4x32_10, random_u32, uniform_f32};
 pub use ledger::{LedgerMode, LedgerOverlap, ReplayGuard};
+pub use load::{CheckpointSource, LoadOptions};
 pub use sampling::{
     cpu_path, dropout, dropout_in_place, sample, sample_slice, BF16Bits, Distribution, Dtype, Element, F16Bits, Layout,
     SampleSpec,

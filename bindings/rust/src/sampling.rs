@@ -3,11 +3,20 @@
 //! element index), so a range equals the same range of a longer call and a
 //! slice equals the same box of the whole tensor — on the CPU here and on a
 //! GPU through [`crate::cuda`].
+use std::os::raw::c_uint;
+
 use crate::error::{check, Error};
+use crate::names;
 use crate::state::PhiloxState;
 use crate::sys;
 
 /// How element indices map to Philox counters (formulas: `docs/streams.md`).
+/// The names (`"stateless"`, `"torch-eager-cuda"`, ...) are the library's:
+/// [`Layout::name`], `Display`, [`Layout::from_name`] and `FromStr`.
+///
+/// `#[non_exhaustive]`, as every enum here that mirrors a C enum: the
+/// library may add layouts, and a later crate with them must not break your
+/// `match` (give it a `_` arm).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Layout {
@@ -25,19 +34,21 @@ pub enum Layout {
     Triton,
 }
 
-impl Layout {
-    fn to_c(self) -> sys::rngtrk_layout {
-        match self {
-            Layout::Stateless => sys::rngtrk_layout_RNGTRK_LAYOUT_STATELESS,
-            Layout::Nvfuser => sys::rngtrk_layout_RNGTRK_LAYOUT_NVFUSER,
-            Layout::TorchEagerCuda => sys::rngtrk_layout_RNGTRK_LAYOUT_TORCH_EAGER_CUDA,
-            Layout::Triton => sys::rngtrk_layout_RNGTRK_LAYOUT_TRITON,
-        }
-    }
-}
+library_named_enum!(Layout, "layout", sys::rngtrk_layout_name, sys::rngtrk_layout_from_name, {
+    Stateless => sys::rngtrk_layout_RNGTRK_LAYOUT_STATELESS,
+    Nvfuser => sys::rngtrk_layout_RNGTRK_LAYOUT_NVFUSER,
+    TorchEagerCuda => sys::rngtrk_layout_RNGTRK_LAYOUT_TORCH_EAGER_CUDA,
+    Triton => sys::rngtrk_layout_RNGTRK_LAYOUT_TRITON,
+});
 
-/// What each element is, with the distribution's parameters.
+/// What each element is, with the distribution's parameters.  The names
+/// (`"bits"`, `"uniform"`, `"normal"`, `"bernoulli"`) are the library's:
+/// [`Distribution::name`], [`Distribution::from_name`] and `FromStr`.
+///
+/// `#[non_exhaustive]`: it mirrors the C enum `rngtrk_distribution`, which
+/// the library may extend (see [`Layout`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Distribution {
     /// Raw stream words (`u32` or `u64` outputs).
     Bits,
@@ -62,7 +73,70 @@ pub enum Distribution {
     },
 }
 
-/// The element type of an output; an [`Element`] type names its own.
+impl Distribution {
+    /// The C value and the parameters this variant sets (`param_a`,
+    /// `param_b`); a parameter it does not have keeps the library's default.
+    fn to_c(self) -> (c_uint, Option<f64>, Option<f64>) {
+        match self {
+            Distribution::Bits => (sys::rngtrk_distribution_RNGTRK_DIST_BITS, None, None),
+            Distribution::Uniform { low, high } => {
+                (sys::rngtrk_distribution_RNGTRK_DIST_UNIFORM, Some(low), Some(high))
+            }
+            Distribution::Normal { mean, std } => (sys::rngtrk_distribution_RNGTRK_DIST_NORMAL, Some(mean), Some(std)),
+            Distribution::Bernoulli { p } => (sys::rngtrk_distribution_RNGTRK_DIST_BERNOULLI, Some(p), None),
+        }
+    }
+
+    /// The variant of C value `value` with the parameters of a C spec.
+    fn from_c(value: c_uint, spec: &sys::rngtrk_sample_spec) -> Option<Distribution> {
+        let (a, b) = (spec.param_a, spec.param_b);
+        match value {
+            sys::rngtrk_distribution_RNGTRK_DIST_BITS => Some(Distribution::Bits),
+            sys::rngtrk_distribution_RNGTRK_DIST_UNIFORM => Some(Distribution::Uniform { low: a, high: b }),
+            sys::rngtrk_distribution_RNGTRK_DIST_NORMAL => Some(Distribution::Normal { mean: a, std: b }),
+            sys::rngtrk_distribution_RNGTRK_DIST_BERNOULLI => Some(Distribution::Bernoulli { p: a }),
+            _ => None,
+        }
+    }
+
+    /// The library's name of the distribution (`rngtrk_distribution_name`);
+    /// `"?"` only if the loaded library is older than this crate.
+    pub fn name(&self) -> &'static str {
+        names::name_of(self.to_c().0, sys::rngtrk_distribution_name).unwrap_or("?")
+    }
+
+    /// The distribution the library calls `name`
+    /// (`rngtrk_distribution_from_name`), with the library's default
+    /// parameters (those `rngtrk_sample_spec_init` fills in: uniform from 0
+    /// up to 1, normal with mean 0 and std 1, bernoulli with p = 0.5).
+    /// Errors: the library's `InvalidArgument` for a name it does not know,
+    /// whose message lists the names.
+    pub fn from_name(name: &str) -> Result<Distribution, Error> {
+        let value = names::value_named(name, sys::rngtrk_distribution_from_name)?;
+        // The defaults come with a spec, which needs a dtype the library
+        // makes this distribution in: the first one it accepts.
+        let spec = Dtype::all().into_iter().find_map(|dtype| init_spec(Layout::default(), value, dtype).ok());
+        spec.and_then(|spec| Distribution::from_c(value, &spec)).ok_or_else(|| {
+            Error::invalid(format!("the library's distribution {:?} (value {}) is newer than this crate", name, value))
+        })
+    }
+}
+
+/// [`Distribution::from_name`]: the library's name, or its error.
+impl std::str::FromStr for Distribution {
+    type Err = Error;
+    fn from_str(name: &str) -> Result<Distribution, Error> {
+        Distribution::from_name(name)
+    }
+}
+
+/// The element type of an output; an [`Element`] type names its own.  The
+/// names (`"u8"`, ..., `"f64"`) and the sizes are the library's:
+/// [`Dtype::name`], `Display`, [`Dtype::from_name`], `FromStr` and
+/// [`Dtype::size`].
+///
+/// `#[non_exhaustive]`: it mirrors the C enum `rngtrk_dtype`, which the
+/// library may extend (see [`Layout`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Dtype {
@@ -82,19 +156,17 @@ pub enum Dtype {
     F64,
 }
 
-impl Dtype {
-    pub(crate) fn to_c(self) -> sys::rngtrk_dtype {
-        match self {
-            Dtype::U8 => sys::rngtrk_dtype_RNGTRK_DTYPE_U8,
-            Dtype::U32 => sys::rngtrk_dtype_RNGTRK_DTYPE_U32,
-            Dtype::U64 => sys::rngtrk_dtype_RNGTRK_DTYPE_U64,
-            Dtype::F16 => sys::rngtrk_dtype_RNGTRK_DTYPE_F16,
-            Dtype::BF16 => sys::rngtrk_dtype_RNGTRK_DTYPE_BF16,
-            Dtype::F32 => sys::rngtrk_dtype_RNGTRK_DTYPE_F32,
-            Dtype::F64 => sys::rngtrk_dtype_RNGTRK_DTYPE_F64,
-        }
-    }
+library_named_enum!(Dtype, "dtype", sys::rngtrk_dtype_name, sys::rngtrk_dtype_from_name, {
+    U8 => sys::rngtrk_dtype_RNGTRK_DTYPE_U8,
+    U32 => sys::rngtrk_dtype_RNGTRK_DTYPE_U32,
+    U64 => sys::rngtrk_dtype_RNGTRK_DTYPE_U64,
+    F16 => sys::rngtrk_dtype_RNGTRK_DTYPE_F16,
+    BF16 => sys::rngtrk_dtype_RNGTRK_DTYPE_BF16,
+    F32 => sys::rngtrk_dtype_RNGTRK_DTYPE_F32,
+    F64 => sys::rngtrk_dtype_RNGTRK_DTYPE_F64,
+});
 
+impl Dtype {
     /// Bytes of one element, as the library counts them (`rngtrk_dtype_size`).
     pub fn size(self) -> usize {
         // SAFETY: takes any value, reads nothing else.
@@ -269,26 +341,25 @@ impl SampleSpec {
 
     /// The C spec for outputs of `dtype`, filled by the library's init.
     pub(crate) fn c_spec(&self, dtype: Dtype) -> Result<sys::rngtrk_sample_spec, Error> {
-        let (distribution, a, b) = match self.distribution {
-            Distribution::Bits => (sys::rngtrk_distribution_RNGTRK_DIST_BITS, None, None),
-            Distribution::Uniform { low, high } => {
-                (sys::rngtrk_distribution_RNGTRK_DIST_UNIFORM, Some(low), Some(high))
-            }
-            Distribution::Normal { mean, std } => (sys::rngtrk_distribution_RNGTRK_DIST_NORMAL, Some(mean), Some(std)),
-            Distribution::Bernoulli { p } => (sys::rngtrk_distribution_RNGTRK_DIST_BERNOULLI, Some(p), None),
-        };
-        // SAFETY: an all-zero struct of plain integers and floats is valid;
-        // the init function then fills exactly size_of bytes of it.
-        let mut c: sys::rngtrk_sample_spec = unsafe { std::mem::zeroed() };
-        check(unsafe {
-            sys::rngtrk_sample_spec_init(
-                &mut c,
-                std::mem::size_of_val(&c),
-                self.layout.to_c(),
-                distribution,
-                dtype.to_c(),
-            )
-        })?;
+        let mut c = init_spec(self.layout, self.distribution.to_c().0, dtype)?;
+        self.fill(&mut c);
+        Ok(c)
+    }
+
+    /// The C spec of a dropout: f32 data, masked by this spec's
+    /// distribution, which the library refuses unless it is bernoulli.  The
+    /// init fills the spec of a bernoulli u8 mask, the one it makes.
+    pub(crate) fn c_dropout_spec(&self) -> Result<sys::rngtrk_sample_spec, Error> {
+        let mut c = init_spec(self.layout, sys::rngtrk_distribution_RNGTRK_DIST_BERNOULLI, Dtype::U8)?;
+        c.distribution = self.distribution.to_c().0;
+        c.dtype = Dtype::F32.to_c();
+        self.fill(&mut c);
+        Ok(c)
+    }
+
+    /// Writes what this builder sets over the library's defaults.
+    fn fill(&self, c: &mut sys::rngtrk_sample_spec) {
+        let (_, a, b) = self.distribution.to_c();
         if let Some(a) = a {
             c.param_a = a;
         }
@@ -303,48 +374,69 @@ impl SampleSpec {
         }
         c.numel = self.numel;
         c.threads = self.threads;
-        Ok(c)
     }
+}
 
-    /// The C spec of a dropout: a bernoulli mask applied to f32 data.
-    pub(crate) fn c_dropout_spec(&self) -> Result<sys::rngtrk_sample_spec, Error> {
-        if !matches!(self.distribution, Distribution::Bernoulli { .. }) {
+/// A C spec with the library's defaults for `distribution` (a C value) in
+/// `layout` with outputs of `dtype`; refused when the library does not make
+/// that distribution in that dtype.
+fn init_spec(layout: Layout, distribution: c_uint, dtype: Dtype) -> Result<sys::rngtrk_sample_spec, Error> {
+    // SAFETY: an all-zero struct of plain integers and floats is valid;
+    // the init function then fills exactly size_of bytes of it.
+    let mut c: sys::rngtrk_sample_spec = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid out-pointer of the size given.
+    check(unsafe {
+        sys::rngtrk_sample_spec_init(&mut c, std::mem::size_of_val(&c), layout.to_c(), distribution, dtype.to_c())
+    })?;
+    Ok(c)
+}
+
+/// A box of a row-major tensor as the C calls take it: `ndim`, then the
+/// global shape, the start and the local shape, `ndim` values each.  Made
+/// only when the three have the same number of dimensions (C could not see
+/// that) and the box's element count fits in 64 bits.
+pub(crate) struct SliceBox<'a> {
+    global_shape: &'a [u64],
+    start: &'a [u64],
+    local_shape: &'a [u64],
+    /// The box's element count.
+    pub(crate) count: u64,
+}
+
+impl<'a> SliceBox<'a> {
+    pub(crate) fn new(global_shape: &'a [u64], start: &'a [u64], local_shape: &'a [u64]) -> Result<Self, Error> {
+        if global_shape.len() != start.len() || start.len() != local_shape.len() {
             return Err(Error::invalid(format!(
-                "dropout takes a bernoulli spec (SampleSpec::bernoulli(p), p = keep probability), not {:?}",
-                self.distribution
+                "global_shape, start and local_shape need the same number of dimensions (got {}, {} and {})",
+                global_shape.len(),
+                start.len(),
+                local_shape.len()
             )));
         }
-        let mut c = self.c_spec(Dtype::U8)?;
-        c.dtype = Dtype::F32.to_c(); // dropout's data, masked by the bernoulli keep mask
-        Ok(c)
+        let count = local_shape
+            .iter()
+            .try_fold(1u64, |n, &d| n.checked_mul(d))
+            .ok_or_else(|| Error::overflow("the box's element count passes 2^64".into()))?;
+        Ok(SliceBox { global_shape, start, local_shape, count })
     }
-}
 
-/// The element count of a box; refused when the shapes' dimension counts
-/// disagree or the count passes 2^64.
-pub(crate) fn box_count(global_shape: &[u64], start: &[u64], local_shape: &[u64]) -> Result<u64, Error> {
-    if global_shape.len() != start.len() || start.len() != local_shape.len() {
-        return Err(Error::invalid(format!(
-            "global_shape, start and local_shape need the same number of dimensions (got {}, {} and {})",
-            global_shape.len(),
-            start.len(),
-            local_shape.len()
-        )));
+    /// The box, which must also fill an output of `out_len` elements:
+    /// nothing reaches the library with a buffer of the wrong size.
+    pub(crate) fn filling(self, out_len: usize) -> Result<Self, Error> {
+        if self.count != out_len as u64 {
+            return Err(Error::invalid(format!(
+                "the box holds {} elements but the output holds {}",
+                self.count, out_len
+            )));
+        }
+        Ok(self)
     }
-    local_shape
-        .iter()
-        .try_fold(1u64, |n, &d| n.checked_mul(d))
-        .ok_or_else(|| Error::overflow("the box's element count passes 2^64".into()))
-}
 
-/// [`box_count`], which must also be the output's length: nothing reaches
-/// the library with a buffer of the wrong size.
-pub(crate) fn check_box(global_shape: &[u64], start: &[u64], local_shape: &[u64], out_len: usize) -> Result<(), Error> {
-    let n = box_count(global_shape, start, local_shape)?;
-    if n != out_len as u64 {
-        return Err(Error::invalid(format!("the box holds {} elements but the output holds {}", n, out_len)));
+    /// Runs `call(ndim, global_shape, start, local_shape)` with the C
+    /// arguments, which stay valid for the call.
+    pub(crate) fn call<R>(&self, call: impl FnOnce(usize, *const u64, *const u64, *const u64) -> R) -> R {
+        call(self.global_shape.len(), self.global_shape.as_ptr(), self.start.as_ptr(), self.local_shape.as_ptr())
     }
-    Ok(())
 }
 
 /// Dropout's input and output must be the same length.
@@ -387,22 +479,13 @@ pub fn sample_slice<T: Element>(
     local_shape: &[u64],
     out: &mut [T],
 ) -> Result<(), Error> {
-    check_box(global_shape, start, local_shape, out.len())?;
+    let shape = SliceBox::new(global_shape, start, local_shape)?.filling(out.len())?;
     let c = spec.c_spec(T::DTYPE)?;
     let (ptr, capacity) = out_parts(out);
-    // SAFETY: the three shapes hold ndim values each; `ptr` holds the box.
-    check(unsafe {
-        sys::rngtrk_sample_slice(
-            &state.to_c(),
-            &c,
-            global_shape.len(),
-            global_shape.as_ptr(),
-            start.as_ptr(),
-            local_shape.as_ptr(),
-            ptr,
-            capacity,
-        )
-    })
+    // SAFETY: the shapes hold ndim values each; `ptr` holds the box.
+    check(shape.call(|ndim, global, start, local| unsafe {
+        sys::rngtrk_sample_slice(&state.to_c(), &c, ndim, global, start, local, ptr, capacity)
+    }))
 }
 
 /// Dropout of elements `first ..` in one pass: `out[i] = input[i] / p` where

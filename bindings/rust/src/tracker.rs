@@ -1,7 +1,6 @@
 //! `Tracker` and its fork guard.
 use std::ffi::{CStr, CString};
 use std::fmt;
-use std::ops::Deref;
 use std::os::raw::c_char;
 use std::ptr::{self, NonNull};
 
@@ -16,7 +15,7 @@ fn c_string(name: &str) -> Result<CString, Error> {
     CString::new(name).map_err(|_| Error::invalid(format!("state name {:?} contains a NUL byte", name)))
 }
 
-fn path_to_c(path: &std::path::Path) -> Result<CString, Error> {
+pub(crate) fn path_to_c(path: &std::path::Path) -> Result<CString, Error> {
     use std::os::unix::ffi::OsStrExt;
     CString::new(path.as_os_str().as_bytes())
         .map_err(|_| Error::invalid(format!("path {:?} contains a NUL byte", path)))
@@ -225,24 +224,6 @@ impl Tracker {
         Ok(bytes)
     }
 
-    /// Replaces the default and named states by a checkpoint's.  Everything
-    /// is validated first: on `Corrupt`, `UnsupportedVersion` or `ForkOrder`
-    /// the tracker is exactly as before.
-    pub fn load(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        let src = if bytes.is_empty() { ptr::null() } else { bytes.as_ptr() };
-        // SAFETY: `src` is valid for bytes.len() reads (or NULL with len 0).
-        check(unsafe { sys::rngtrk_tracker_load(self.raw_mut(), src, bytes.len()) })
-    }
-
-    /// Like [`Tracker::load`], but takes a checkpoint written by another
-    /// rank (format version 2 records who wrote it; `load` refuses one whose
-    /// streams differ from this tracker's with `ErrorKind::WrongRank`).
-    pub fn load_any_rank(&mut self, bytes: &[u8]) -> Result<(), Error> {
-        let src = if bytes.is_empty() { ptr::null() } else { bytes.as_ptr() };
-        // SAFETY: `src` is valid for bytes.len() reads (or NULL with len 0).
-        check(unsafe { sys::rngtrk_tracker_load_flags(self.raw_mut(), src, bytes.len(), sys::RNGTRK_LOAD_ANY_RANK) })
-    }
-
     /// Saves the checkpoint to `path` crash-safely (temporary file, fsync,
     /// rename, fsync of the folder): after a crash the file is the old
     /// checkpoint or the new one.  Errors: `Io`, `InvalidArgument`.
@@ -250,24 +231,6 @@ impl Tracker {
         let c = path_to_c(path)?;
         // SAFETY: valid handle and NUL-terminated path.
         check(unsafe { sys::rngtrk_tracker_save_file(self.raw(), c.as_ptr()) })
-    }
-
-    /// Loads the checkpoint file at `path` (its header is checked before the
-    /// rest is read).  Errors as [`Tracker::load`], plus `Io`.
-    pub fn load_file(&mut self, path: &std::path::Path) -> Result<(), Error> {
-        self.load_file_flags(path, 0)
-    }
-
-    /// [`Tracker::load_file`] that takes another rank's checkpoint (as
-    /// [`Tracker::load_any_rank`]).
-    pub fn load_file_any_rank(&mut self, path: &std::path::Path) -> Result<(), Error> {
-        self.load_file_flags(path, sys::RNGTRK_LOAD_ANY_RANK)
-    }
-
-    fn load_file_flags(&mut self, path: &std::path::Path, flags: u32) -> Result<(), Error> {
-        let c = path_to_c(path)?;
-        // SAFETY: valid handle and NUL-terminated path.
-        check(unsafe { sys::rngtrk_tracker_load_file(self.raw_mut(), c.as_ptr(), flags) })
     }
 
     /// Runs a `const rngtrk_tracker *` getter with an out-state.
@@ -314,7 +277,7 @@ pub struct ForkGuard<'t> {
 }
 
 impl<'t> ForkGuard<'t> {
-    fn open(tracker: &'t mut Tracker, name: &'t str) -> Result<ForkGuard<'t>, Error> {
+    pub(crate) fn open(tracker: &'t mut Tracker, name: &'t str) -> Result<ForkGuard<'t>, Error> {
         let t = tracker.raw_mut();
         // SAFETY: valid handle and name.
         check(with_c_name(name, |c| unsafe { sys::rngtrk_tracker_fork(t, c) })?)?;
@@ -337,46 +300,6 @@ impl<'t> ForkGuard<'t> {
     /// (it refuses only if a nested guard was leaked with `mem::forget`).
     pub fn restore(mut self) -> Result<(), Error> {
         self.close()
-    }
-
-    /// Forks another named state inside this fork.  The inner guard borrows
-    /// this one, so it must end first.
-    pub fn fork<'g>(&'g mut self, name: &'g str) -> Result<ForkGuard<'g>, Error> {
-        ForkGuard::open(self.tracker, name)
-    }
-
-    /// [`Tracker::advance`] on the forked state.
-    pub fn advance(&mut self, increment: u64) -> Result<PhiloxState, Error> {
-        self.tracker.advance(increment)
-    }
-
-    /// [`Tracker::random_u32`] from the forked state.
-    pub fn random_u32(&mut self, out: &mut [u32]) -> Result<PhiloxState, Error> {
-        self.tracker.random_u32(out)
-    }
-
-    /// [`Tracker::uniform_f32`] from the forked state.
-    pub fn uniform_f32(&mut self, out: &mut [f32]) -> Result<PhiloxState, Error> {
-        self.tracker.uniform_f32(out)
-    }
-
-    /// [`Tracker::set_state`] (allowed while forked, the forked state too).
-    pub fn set_state(&mut self, name: &str, state: PhiloxState) -> Result<(), Error> {
-        self.tracker.set_state(name, state)
-    }
-
-    /// [`Tracker::manual_seed`]: sets the default state, active again once
-    /// every fork is closed.
-    pub fn manual_seed(&mut self, seed: u64) -> Result<(), Error> {
-        self.tracker.manual_seed(seed)
-    }
-}
-
-impl Deref for ForkGuard<'_> {
-    type Target = Tracker;
-
-    fn deref(&self) -> &Tracker {
-        self.tracker
     }
 }
 

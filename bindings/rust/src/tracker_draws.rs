@@ -1,11 +1,11 @@
 //! Draws from a tracker's active state: the generic sampling calls, which
-//! advance the state by exactly what the layout consumes, on a [`Tracker`]
-//! and inside a fork on its [`ForkGuard`].
+//! advance the state by exactly what the layout consumes (a fork or replay
+//! guard offers the same, `src/guards.rs`).
 use crate::error::{check, Error};
-use crate::sampling::{check_box, check_same_len, out_parts, Element, SampleSpec};
+use crate::sampling::{check_same_len, out_parts, Element, SampleSpec, SliceBox};
 use crate::state::PhiloxState;
 use crate::sys;
-use crate::tracker::{ForkGuard, Tracker};
+use crate::tracker::Tracker;
 
 fn before() -> sys::rngtrk_philox_state {
     sys::rngtrk_philox_state { seed: 0, offset: 0 }
@@ -38,24 +38,14 @@ impl Tracker {
         local_shape: &[u64],
         out: &mut [T],
     ) -> Result<PhiloxState, Error> {
-        check_box(global_shape, start, local_shape, out.len())?;
+        let shape = SliceBox::new(global_shape, start, local_shape)?.filling(out.len())?;
         let c = spec.c_spec(T::DTYPE)?;
-        let (ptr, capacity) = out_parts(out);
+        let (t, (ptr, capacity)) = (self.raw_mut(), out_parts(out));
         let mut drawn_from = before();
         // SAFETY: the shapes hold ndim values each; `ptr` holds the box.
-        check(unsafe {
-            sys::rngtrk_tracker_sample_slice(
-                self.raw_mut(),
-                &c,
-                global_shape.len(),
-                global_shape.as_ptr(),
-                start.as_ptr(),
-                local_shape.as_ptr(),
-                ptr,
-                capacity,
-                &mut drawn_from,
-            )
-        })?;
+        check(shape.call(|ndim, global, start, local| unsafe {
+            sys::rngtrk_tracker_sample_slice(t, &c, ndim, global, start, local, ptr, capacity, &mut drawn_from)
+        }))?;
         Ok(PhiloxState::from_c(drawn_from))
     }
 
@@ -89,34 +79,5 @@ impl Tracker {
             sys::rngtrk_tracker_dropout_f32(self.raw_mut(), &c, data.len() as u64, p, p, &mut drawn_from)
         })?;
         Ok(PhiloxState::from_c(drawn_from))
-    }
-}
-
-impl ForkGuard<'_> {
-    /// [`Tracker::sample`] from the forked state.
-    pub fn sample<T: Element>(&mut self, spec: &SampleSpec, out: &mut [T]) -> Result<PhiloxState, Error> {
-        self.tracker.sample(spec, out)
-    }
-
-    /// [`Tracker::sample_slice`] from the forked state.
-    pub fn sample_slice<T: Element>(
-        &mut self,
-        spec: &SampleSpec,
-        global_shape: &[u64],
-        start: &[u64],
-        local_shape: &[u64],
-        out: &mut [T],
-    ) -> Result<PhiloxState, Error> {
-        self.tracker.sample_slice(spec, global_shape, start, local_shape, out)
-    }
-
-    /// [`Tracker::dropout`] from the forked state.
-    pub fn dropout(&mut self, spec: &SampleSpec, input: &[f32], out: &mut [f32]) -> Result<PhiloxState, Error> {
-        self.tracker.dropout(spec, input, out)
-    }
-
-    /// [`Tracker::dropout_in_place`] from the forked state.
-    pub fn dropout_in_place(&mut self, spec: &SampleSpec, data: &mut [f32]) -> Result<PhiloxState, Error> {
-        self.tracker.dropout_in_place(spec, data)
     }
 }

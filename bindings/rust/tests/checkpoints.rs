@@ -5,7 +5,9 @@ mod common;
 use std::process::Command;
 
 use common::{build_program, read_vector, snapshot, vector_path};
-use rngtrk::{ErrorKind, ForkGuard, ParallelRank, PhiloxState, SeedFlags, SeedPolicy, Tracker};
+use rngtrk::{
+    CheckpointSource, ErrorKind, ForkGuard, LoadOptions, ParallelRank, PhiloxState, SeedFlags, SeedPolicy, Tracker,
+};
 
 fn golden_names() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(vector_path("checkpoints"))
@@ -24,7 +26,7 @@ fn golden_files_load_save_back_and_decode_to_their_json() {
     for name in names {
         let bytes = read_vector(&format!("checkpoints/{}.rtck", name));
         let mut t = Tracker::new().unwrap();
-        t.load(&bytes).unwrap();
+        t.load(&bytes, &LoadOptions::new()).unwrap();
         assert_eq!(t.save().unwrap(), bytes, "{}", name);
         let json = String::from_utf8(read_vector(&format!("checkpoints/{}.json", name))).unwrap();
         assert_eq!(rngtrk::checkpoint_to_json(&bytes).unwrap() + "\n", json, "{}", name);
@@ -45,7 +47,7 @@ fn invalid_files_fail_with_their_kind_and_change_nothing() {
         let mut t = Tracker::new().unwrap();
         t.add("keep", 9).unwrap();
         let before = snapshot(&t);
-        let error = t.load(&read_vector(&format!("checkpoints/invalid/{}", file))).unwrap_err();
+        let error = t.load(&read_vector(&format!("checkpoints/invalid/{}", file)), &LoadOptions::new()).unwrap_err();
         assert_eq!(error.kind(), kind, "{}", file);
         assert_eq!(snapshot(&t), before, "{}", file);
         checked += 1;
@@ -188,9 +190,41 @@ fn checkpoint_files_round_trip_and_report_io_errors() {
     t.advance(8).unwrap();
     t.save_file(&file).unwrap();
     let mut u = Tracker::new().unwrap();
-    u.load_file(&file).unwrap();
+    u.load(&file, &LoadOptions::new()).unwrap();
     assert_eq!(u.save().unwrap(), t.save().unwrap());
-    assert_eq!(u.load_file(&dir.join("missing.rtck")).unwrap_err().kind(), ErrorKind::Io);
+    assert_eq!(u.load(&dir.join("missing.rtck"), &LoadOptions::new()).unwrap_err().kind(), ErrorKind::Io);
     assert_eq!(t.save_file(&dir.join("no/such/folder/x.rtck")).unwrap_err().kind(), ErrorKind::Io);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_load_call_takes_bytes_or_a_file_named_or_converted() {
+    let dir = std::env::temp_dir().join(format!("rngtrk-rust-sources-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("t.rtck");
+    let mut t = Tracker::new().unwrap();
+    t.add("a", 1).unwrap();
+    t.advance(8).unwrap();
+    let bytes = t.save().unwrap();
+    t.save_file(&path).unwrap();
+    let sources = [
+        CheckpointSource::Bytes(&bytes),
+        CheckpointSource::File(&path),
+        CheckpointSource::from(&bytes[..]),
+        CheckpointSource::from(path.as_path()),
+    ];
+    for source in sources {
+        let mut u = Tracker::new().unwrap();
+        u.load(source, &LoadOptions::new()).unwrap();
+        assert_eq!(u.save().unwrap(), bytes, "{:?}", source);
+    }
+    assert_eq!(CheckpointSource::from(&bytes), CheckpointSource::Bytes(&bytes));
+    assert_eq!(CheckpointSource::from(&path), CheckpointSource::File(&path));
+    assert_eq!(LoadOptions::default(), LoadOptions::new());
+    assert_ne!(LoadOptions::new().any_rank(true), LoadOptions::new());
+    // A file source is a path: its bytes are not taken for a checkpoint.
+    let mut u = Tracker::new().unwrap();
+    let e = u.load(std::path::Path::new("no\0file"), &LoadOptions::new()).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
     std::fs::remove_dir_all(&dir).unwrap();
 }

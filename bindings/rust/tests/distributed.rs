@@ -4,8 +4,8 @@
 mod common;
 
 use rngtrk::{
-    dtensor_local_box, dtensor_offsets, ErrorKind, MeshPlacement, OffsetRule, Origin, ParallelRank, PhiloxState,
-    Placement, SampleSpec, SeedFlags, SeedPolicy, Tracker,
+    dtensor_local_box, dtensor_offsets, ErrorKind, LoadOptions, MeshPlacement, OffsetRule, Origin, ParallelRank,
+    PhiloxState, Placement, SampleSpec, SeedFlags, SeedPolicy, Tracker,
 };
 
 #[test]
@@ -37,9 +37,9 @@ fn megatron_policy_gives_megatrons_seeds_and_records_the_origin() {
     let mut other = Tracker::new().unwrap();
     other.seed_rank(SeedPolicy::Megatron, 1234, &ParallelRank::default(), SeedFlags::NONE).unwrap();
     let before = common::snapshot(&other);
-    assert_eq!(other.load(&checkpoint).unwrap_err().kind(), ErrorKind::WrongRank);
+    assert_eq!(other.load(&checkpoint, &LoadOptions::new()).unwrap_err().kind(), ErrorKind::WrongRank);
     assert_eq!(common::snapshot(&other), before);
-    other.load_any_rank(&checkpoint).unwrap();
+    other.load(&checkpoint, &LoadOptions::new().any_rank(true)).unwrap();
     assert_eq!(other.states().unwrap(), t.states().unwrap());
     assert_eq!(other.origin().unwrap(), Some(origin));
 
@@ -49,8 +49,8 @@ fn megatron_policy_gives_megatrons_seeds_and_records_the_origin() {
     t.save_file(&path).unwrap();
     let mut third = Tracker::new().unwrap();
     third.seed_rank(SeedPolicy::Derived, 1234, &ParallelRank::default(), SeedFlags::NONE).unwrap();
-    assert_eq!(third.load_file(&path).unwrap_err().kind(), ErrorKind::WrongRank);
-    third.load_file_any_rank(&path).unwrap();
+    assert_eq!(third.load(&path, &LoadOptions::new()).unwrap_err().kind(), ErrorKind::WrongRank);
+    third.load(&path, &LoadOptions::new().any_rank(true)).unwrap();
     assert_eq!(third.digest().unwrap(), t.digest().unwrap());
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -83,6 +83,7 @@ fn policy_and_flag_names_are_the_librarys() {
         assert_eq!(policy.name(), Some(name));
         assert_eq!(policy.to_string(), name);
         assert_eq!(SeedPolicy::from_name(name).unwrap(), policy);
+        assert_eq!(name.parse::<SeedPolicy>().unwrap(), policy);
     }
     assert_eq!(SeedPolicy::Other(7).name(), None);
     assert_eq!(SeedPolicy::Other(7).to_string(), "policy 7");
@@ -91,6 +92,9 @@ fn policy_and_flag_names_are_the_librarys() {
         assert_eq!(e.kind(), ErrorKind::InvalidArgument);
         assert!(e.message().contains("megatron, slapo or derived"), "{}", e.message());
     }
+    // The library's own message, also for a name C could not see whole.
+    let e = "megatron\0".parse::<SeedPolicy>().unwrap_err();
+    assert!(e.message().starts_with(r#"unknown seeding policy "megatron\0""#), "{}", e.message());
     assert_eq!(SeedFlags::DATA_PARALLEL_RANDOM_INIT.name(), Some("dp-random-init"));
     assert_eq!(SeedFlags::ALWAYS_ENABLE_TP_SEED.name(), Some("always-enable-tp-seed"));
     let both = SeedFlags::DATA_PARALLEL_RANDOM_INIT | SeedFlags::ALWAYS_ENABLE_TP_SEED;
@@ -254,7 +258,7 @@ fn version_3_checkpoints_round_trip_and_a_remat_coordinate_alone_is_another_rank
     let bytes = t.save().unwrap();
     assert_eq!(bytes[8], 3);
     let mut fresh = Tracker::new().unwrap();
-    fresh.load(&bytes).unwrap();
+    fresh.load(&bytes, &LoadOptions::new()).unwrap();
     assert_eq!(fresh.save().unwrap(), bytes);
     assert_eq!(fresh.origin().unwrap(), t.origin().unwrap());
     for (reader, difference) in [
@@ -264,11 +268,11 @@ fn version_3_checkpoints_round_trip_and_a_remat_coordinate_alone_is_another_rank
         let mut other = Tracker::new().unwrap();
         other.seed_rank(SeedPolicy::Derived, 1234, &reader, SeedFlags::NONE).unwrap();
         let before = common::snapshot(&other);
-        let e = other.load(&bytes).unwrap_err();
+        let e = other.load(&bytes, &LoadOptions::new()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::WrongRank);
         assert!(e.message().contains(difference), "{}", e.message());
         assert_eq!(common::snapshot(&other), before);
-        other.load_any_rank(&bytes).unwrap();
+        other.load(&bytes, &LoadOptions::new().any_rank(true)).unwrap();
         assert_eq!(other.save().unwrap(), bytes);
     }
 }

@@ -3,7 +3,7 @@ mod common;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use rngtrk::{ErrorKind, PhiloxState, Tracker};
+use rngtrk::{ErrorKind, LoadOptions, PhiloxState, Tracker};
 
 fn two_states() -> Tracker {
     let mut t = Tracker::new().unwrap();
@@ -124,7 +124,7 @@ fn calls_allowed_inside_a_fork_work_through_the_guard() {
     let mut words = [0u32; 4];
     assert_eq!(fork.random_u32(&mut words).unwrap(), PhiloxState::new(2725, 64));
     let mut copy = Tracker::new().unwrap();
-    copy.load(&fork.save().unwrap()).unwrap(); // save inside a fork records live values
+    copy.load(&fork.save().unwrap(), &LoadOptions::new()).unwrap(); // save inside a fork records live values
     assert_eq!(copy.state("model-parallel-rng").unwrap(), PhiloxState::new(2725, 68));
     drop(fork);
     assert_eq!(t.active_state(), PhiloxState::new(99, 0));
@@ -145,5 +145,5 @@ fn a_leaked_inner_guard_is_reported_by_the_outer_restore() {
     assert_eq!(t.set_states(&[]).unwrap_err().kind(), ErrorKind::ForkOrder);
     t.add("new", 1).unwrap();
     let bytes = t.save().unwrap();
-    assert_eq!(t.load(&bytes).unwrap_err().kind(), ErrorKind::ForkOrder);
+    assert_eq!(t.load(&bytes, &LoadOptions::new()).unwrap_err().kind(), ErrorKind::ForkOrder);
 }

@@ -3,7 +3,7 @@
 //! and the guard ending the replay when dropped.
 mod common;
 
-use rngtrk::{ErrorKind, LedgerMode, PhiloxState, Tracker};
+use rngtrk::{ErrorKind, LedgerMode, PhiloxState, SampleSpec, Tracker};
 
 fn seeded(mode: LedgerMode) -> Tracker {
     let mut t = Tracker::new().unwrap();
@@ -70,4 +70,57 @@ fn replays_must_equal_the_forward() {
     t.set_default_state(end_state.0).unwrap();
     t.set_state("model-parallel-rng", end_state.1).unwrap();
     assert_eq!(t.replay(mark + 100).unwrap_err().kind(), ErrorKind::InvalidArgument);
+}
+
+/// What a replay guard allows: reads through `Deref`, forks, and every draw,
+/// each drawing the forward's numbers again (the `compile_fail` doc tests on
+/// `ReplayGuard` show what it refuses: any `&mut Tracker`).
+#[test]
+fn a_replay_guard_reads_forks_and_draws_the_forwards_numbers() {
+    let mut t = seeded(LedgerMode::Raise);
+    let bits = SampleSpec::bits();
+    let mask = SampleSpec::bernoulli(0.5);
+    let mark = t.mark().unwrap();
+    // The forward.
+    let (mut x, mut u, mut f, mut kept, mut tile) = ([0u32; 8], [0u32; 4], [0f32; 4], [0f32; 16], [0u64; 2]);
+    t.random_u32(&mut u).unwrap();
+    {
+        let mut fork = t.fork("model-parallel-rng").unwrap();
+        fork.sample(&bits, &mut x).unwrap();
+        fork.uniform_f32(&mut f).unwrap();
+        fork.dropout(&mask, &[1.0; 16], &mut kept).unwrap();
+    }
+    t.sample_slice(&bits, &[4, 4], &[1, 2], &[1, 2], &mut tile).unwrap();
+    t.mark().unwrap();
+    let forward_end = common::snapshot(&t);
+
+    t.set_default_state(PhiloxState::new(1234, 0)).unwrap();
+    t.set_state("model-parallel-rng", PhiloxState::new(3952, 0)).unwrap();
+    let (mut x2, mut u2, mut f2, mut kept2, mut tile2) = ([0u32; 8], [0u32; 4], [0f32; 4], [1f32; 16], [0u64; 2]);
+    {
+        let mut replay = t.replay(mark).unwrap();
+        assert_eq!(replay.active_state(), PhiloxState::new(1234, 0)); // reads
+        replay.random_u32(&mut u2).unwrap();
+        {
+            let mut fork = replay.fork("model-parallel-rng").unwrap();
+            assert_eq!(fork.fork_depth(), 1);
+            fork.sample(&bits, &mut x2).unwrap();
+            fork.uniform_f32(&mut f2).unwrap();
+            fork.dropout_in_place(&mask, &mut kept2).unwrap();
+        }
+        replay.sample_slice(&bits, &[4, 4], &[1, 2], &[1, 2], &mut tile2).unwrap();
+        assert_eq!(replay.fork_depth(), 0);
+        replay.end().unwrap();
+    }
+    assert_eq!((x2, u2, f2, kept2, tile2), (x, u, f, kept, tile));
+    assert_eq!(common::snapshot(&t), forward_end);
+
+    // Inside a replay a draw the forward did not make is refused, and
+    // nothing moves.
+    t.set_default_state(PhiloxState::new(1234, 0)).unwrap();
+    let mut replay = t.replay(mark).unwrap();
+    let before = common::snapshot(&replay);
+    let e = replay.sample(&bits, &mut [0u32; 5]).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ReplayMismatch);
+    assert_eq!(common::snapshot(&replay), before);
 }

@@ -7,21 +7,15 @@ mod common;
 
 use rngtrk::{BF16Bits, Distribution, Dtype, Element, ErrorKind, F16Bits, Layout, PhiloxState, SampleSpec, Tracker};
 
+/// The spec of a vector line: its names are parsed by the library.
 fn spec_of(fields: &[String]) -> SampleSpec {
-    let layout = match fields[0].as_str() {
-        "stateless" => Layout::Stateless,
-        "nvfuser" => Layout::Nvfuser,
-        "torch-eager-cuda" => Layout::TorchEagerCuda,
-        "triton" => Layout::Triton,
-        other => panic!("layout {}", other),
-    };
+    let layout: Layout = fields[0].parse().unwrap();
     let (a, b): (f64, f64) = (fields[7].parse().unwrap(), fields[8].parse().unwrap());
-    let distribution = match fields[1].as_str() {
-        "bits" => Distribution::Bits,
-        "uniform" => Distribution::Uniform { low: a, high: b },
-        "normal" => Distribution::Normal { mean: a, std: b },
-        "bernoulli" => Distribution::Bernoulli { p: a },
-        other => panic!("distribution {}", other),
+    let distribution = match fields[1].parse().unwrap() {
+        Distribution::Uniform { .. } => Distribution::Uniform { low: a, high: b },
+        Distribution::Normal { .. } => Distribution::Normal { mean: a, std: b },
+        Distribution::Bernoulli { .. } => Distribution::Bernoulli { p: a },
+        other => other,
     };
     SampleSpec::new(distribution)
         .layout(layout)
@@ -111,21 +105,12 @@ fn every_sample_vector_matches_with_the_element_type_as_dtype() {
 
 #[test]
 fn every_increment_vector_matches() {
-    let dtypes = [
-        ("u8", Dtype::U8),
-        ("u32", Dtype::U32),
-        ("u64", Dtype::U64),
-        ("f16", Dtype::F16),
-        ("bf16", Dtype::BF16),
-        ("f32", Dtype::F32),
-        ("f64", Dtype::F64),
-    ];
     let mut checked = 0;
     for line in sample_lines().iter().filter(|l| l[0] == "increment") {
         let mut fields: Vec<String> = line[1..4].to_vec();
         fields.extend(["0", "0", "0", "0", "0", "1", "132", "2048", "0"].iter().map(|s| s.to_string()));
         let spec = spec_of(&fields);
-        let dtype = dtypes.iter().find(|(n, _)| *n == line[3]).unwrap().1;
+        let dtype: Dtype = line[3].parse().unwrap();
         let numel: u64 = line[4].parse().unwrap();
         assert_eq!(spec.offset_increment(dtype, numel).unwrap(), line[5].parse::<u64>().unwrap(), "{}", line.join(" "));
         checked += 1;
@@ -142,9 +127,64 @@ fn half_types_decode_their_bits() {
     assert!(F16Bits(0x7C00).to_f32().is_infinite() && F16Bits(0x7E00).to_f32().is_nan());
     assert_eq!(BF16Bits(0x3F80).to_f32(), 1.0);
     assert_eq!(BF16Bits(0xC0A0).to_f32(), -5.0);
+}
+
+/// The size of each element type is the library's size of its dtype.
+fn width_is_the_librarys<T: Element>() -> Dtype {
+    assert_eq!(std::mem::size_of::<T>(), T::DTYPE.size(), "{}", T::DTYPE);
+    T::DTYPE
+}
+
+#[test]
+fn every_element_type_has_the_librarys_width_and_every_dtype_an_element_type() {
+    let dtypes = [
+        width_is_the_librarys::<u8>(),
+        width_is_the_librarys::<u32>(),
+        width_is_the_librarys::<u64>(),
+        width_is_the_librarys::<F16Bits>(),
+        width_is_the_librarys::<BF16Bits>(),
+        width_is_the_librarys::<f32>(),
+        width_is_the_librarys::<f64>(),
+    ];
+    assert_eq!(Dtype::all(), dtypes.to_vec());
     assert_eq!(Dtype::F16.size(), 2);
-    assert_eq!(Dtype::U64.size(), 8);
-    assert_eq!(Dtype::U8.size(), 1);
+}
+
+#[test]
+fn names_are_the_librarys_both_ways() {
+    // Every value the library lists, named and parsed back.
+    let layouts = Layout::all();
+    assert_eq!(layouts, vec![Layout::Stateless, Layout::Nvfuser, Layout::TorchEagerCuda, Layout::Triton]);
+    for layout in layouts {
+        assert_eq!(layout.name().parse::<Layout>().unwrap(), layout);
+        assert_eq!(layout.to_string(), layout.name());
+    }
+    assert_eq!(Layout::TorchEagerCuda.name(), "torch-eager-cuda");
+    for dtype in Dtype::all() {
+        assert_eq!(Dtype::from_name(dtype.name()).unwrap(), dtype);
+    }
+    assert_eq!(Dtype::BF16.to_string(), "bf16");
+    // A distribution parses with the library's default parameters.
+    assert_eq!("bits".parse::<Distribution>().unwrap(), Distribution::Bits);
+    assert_eq!("uniform".parse::<Distribution>().unwrap(), Distribution::Uniform { low: 0.0, high: 1.0 });
+    assert_eq!("normal".parse::<Distribution>().unwrap(), Distribution::Normal { mean: 0.0, std: 1.0 });
+    assert_eq!(Distribution::from_name("bernoulli").unwrap(), Distribution::Bernoulli { p: 0.5 });
+    assert_eq!(Distribution::Normal { mean: 3.0, std: 2.0 }.name(), "normal");
+
+    // An unknown name is the library's error, which lists the names.
+    let e = "torch_eager_cuda".parse::<Layout>().unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.message().contains("stateless, nvfuser, torch-eager-cuda or triton"), "{}", e);
+    let e = Dtype::from_name("f17").unwrap_err();
+    assert!(e.message().contains("u8, u32, u64, f16, bf16, f32 or f64"), "{}", e);
+    let e = "gauss".parse::<Distribution>().unwrap_err();
+    assert!(e.message().contains("bits, uniform, normal or bernoulli"), "{}", e);
+    // C cannot see past a NUL: such a name still gets the library's answer.
+    let e = "f32\0".parse::<Dtype>().unwrap_err();
+    assert!(e.message().contains(r#""f32\0""#) && e.message().contains("f32 or f64"), "{}", e);
+    for bad in ["", "F32", " f32", "f32\0x"] {
+        assert_eq!(bad.parse::<Dtype>().unwrap_err().kind(), ErrorKind::InvalidArgument, "{:?}", bad);
+    }
 }
 
 #[test]
@@ -244,8 +284,10 @@ fn lengths_that_disagree_are_refused_before_the_call_and_nothing_moves() {
     assert_eq!(e.kind(), ErrorKind::Overflow);
     let e = t.dropout(&SampleSpec::bernoulli(0.5), &[1.0; 4], &mut [0.0; 3]).unwrap_err();
     assert!(e.message().contains("input holds 4 floats but its output 3"), "{}", e);
+    // The library's rule, refused by it: dropout's mask is a bernoulli one.
     let e = t.dropout(&SampleSpec::uniform(0.0, 1.0), &[1.0; 3], &mut [0.0; 3]).unwrap_err();
-    assert!(e.message().contains("bernoulli spec"), "{}", e);
+    assert_eq!(e.kind(), ErrorKind::InvalidArgument);
+    assert!(e.message().contains("bernoulli"), "{}", e);
     assert_eq!(common::snapshot(&t), before);
 }
 

@@ -2,7 +2,7 @@
 mod common;
 
 use common::snapshot;
-use rngtrk::{random_u32, uniform_f32, ErrorKind, PhiloxState, Tracker};
+use rngtrk::{random_u32, uniform_f32, ErrorKind, LoadOptions, PhiloxState, Tracker};
 
 const M64: u64 = u64::MAX;
 
@@ -200,12 +200,12 @@ fn save_and_load() {
     let bytes = t.save().unwrap();
     assert_eq!(&bytes[..8], b"RNGTRKCK");
     let mut resumed = Tracker::new().unwrap();
-    resumed.load(&bytes).unwrap();
+    resumed.load(&bytes, &LoadOptions::new()).unwrap();
     assert_eq!(resumed.save().unwrap(), bytes);
     assert_eq!(resumed.states().unwrap(), t.states().unwrap());
     let before = snapshot(&resumed);
-    assert_eq!(resumed.load(&[]).unwrap_err().kind(), ErrorKind::Corrupt);
-    assert_eq!(resumed.load(&bytes[..bytes.len() - 1]).unwrap_err().kind(), ErrorKind::Corrupt);
+    assert_eq!(resumed.load(&[], &LoadOptions::new()).unwrap_err().kind(), ErrorKind::Corrupt);
+    assert_eq!(resumed.load(&bytes[..bytes.len() - 1], &LoadOptions::new()).unwrap_err().kind(), ErrorKind::Corrupt);
     assert_eq!(snapshot(&resumed), before);
 }
 
@@ -260,7 +260,7 @@ fn bad_inputs_from_rust_return_errors_and_change_nothing() {
         t.set_state("data-parallel-rng", PhiloxState::new(1, M64 - 2)).unwrap_err().kind(),
         ErrorKind::InvalidArgument
     );
-    assert_eq!(t.load(b"RNGTRKCK").unwrap_err().kind(), ErrorKind::Corrupt);
+    assert_eq!(t.load(b"RNGTRKCK", &LoadOptions::new()).unwrap_err().kind(), ErrorKind::Corrupt);
     assert_eq!(snapshot(&t), before);
     let mut out = [0u32; 2];
     assert_eq!(random_u32(&PhiloxState::new(1, 0), M64, &mut out).unwrap_err().kind(), ErrorKind::Overflow);
@@ -275,5 +275,5 @@ fn bad_inputs_from_rust_return_errors_and_change_nothing() {
     fork.fork("model-parallel-rng").unwrap().restore().unwrap();
     assert_eq!(snapshot(&fork), before);
     drop(fork);
-    t.load(&bytes).unwrap();
+    t.load(&bytes, &LoadOptions::new()).unwrap();
 }
