@@ -506,7 +506,8 @@ RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, co
  *  elements with `spec` (what the layout consumes): stateless
  *  4 * ceil(numel / E) (E = 2 for 64-bit dtypes, else 4); nvfuser 4;
  *  torch-eager-cuda 4 * ((numel - 1) / (256 * G * U) + 1), 0 when numel is
- *  0.  Returns `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` or
+ *  0; triton 4 * ceil(numel / 4) (one counter per element).  The table:
+ *  docs/streams.md.  Returns `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` or
  *  `RNGTRK_E_OVERFLOW`. */
 RNGTRK_API rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
                                                         uint64_t *out);

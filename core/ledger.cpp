@@ -60,10 +60,9 @@ void Ledger::insert(IntervalSet &set, uint64_t begin, uint64_t end) {
         at = std::prev(next);
         if (end > at->second) at->second = end;
     } else {
-        if (interval_count_ >= capacity_) {
-            saturated_ = true;  // stop recording new ranges; checks go on against the kept ones
-            return;
-        }
+        // Full: new ranges are no longer recorded (rngtrk.h says so);
+        // checks go on against the kept ones.
+        if (interval_count_ >= capacity_) return;
         at = set.emplace_hint(next, begin, end);
         ++interval_count_;
     }

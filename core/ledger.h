@@ -64,7 +64,6 @@ public:
 
     const std::vector<Overlap> &overlaps() const { return overlaps_; }
     uint64_t reservations() const { return next_sequence_; }
-    bool saturated() const { return saturated_; }
 
 private:
     // A logged reservation: the state's name as an index into names_ (a
@@ -87,7 +86,6 @@ private:
     size_t capacity_ = kDefaultCapacity;
     std::unordered_map<uint64_t, IntervalSet> intervals_;  // seed -> what was handed out
     size_t interval_count_ = 0;
-    bool saturated_ = false;
     std::vector<std::string> names_;
     std::deque<Entry> log_;  // the last `capacity_` reservations, in order
     uint64_t log_first_ = 0;  // the sequence of log_.front()

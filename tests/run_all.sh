@@ -129,6 +129,7 @@ check "install-deps without root, or without a network: one clear line, apt's er
     "$top/tests/install_deps_test.sh"
 check "Rust outside the checkout: a path dependency and the packed rngtrk-sys link the installed library" \
     "$top/tests/rust_outside_test.sh"
+check "make help lists every target of the Makefiles" "$top/tests/make_help_test.sh" "$top"
 check "rngtrk command" "$top/tests/cli_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "rngtrk inspect on hostile files (one-line errors, bounded memory)" "$top/tests/cli_fault_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "rngtrk seeds and dtensor-offsets" "$top/tests/cli_distributed_test.sh" "$build/rngtrk"

@@ -902,7 +902,8 @@ extern "C" {
     #[doc = "  elements with `spec` (what the layout consumes): stateless"]
     #[doc = "  4 * ceil(numel / E) (E = 2 for 64-bit dtypes, else 4); nvfuser 4;"]
     #[doc = "  torch-eager-cuda 4 * ((numel - 1) / (256 * G * U) + 1), 0 when numel is"]
-    #[doc = "  0.  Returns `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` or"]
+    #[doc = "  0; triton 4 * ceil(numel / 4) (one counter per element).  The table:"]
+    #[doc = "  docs/streams.md.  Returns `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` or"]
     #[doc = "  `RNGTRK_E_OVERFLOW`."]
     pub fn rngtrk_sample_offset_increment(
         spec: *const rngtrk_sample_spec,
