@@ -49,8 +49,8 @@ void check_aligned(const void *p, size_t element, const char *what);
 // Throws unless the state's offset is a multiple of 4.
 void check_state(const PhiloxState &state);
 
-// The triton layout uses offset + g as Philox's counter; Triton's offsets
-// are int64, so a counter of 2^63 or more is one no Triton kernel can draw:
+// A layout with a counter limit in the table (layouts.h; triton: Triton's
+// offsets are int64, so 2^63) refuses a request whose counters reach it:
 // Status::overflow.  `end` is one past the largest element index drawn.
 // Other layouts: nothing to check.
 void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t end);
