@@ -40,6 +40,14 @@ RNGTRK_API rngtrk_status rngtrk_state_from_bytes(const uint8_t bytes[16], rngtrk
     });
 }
 
+RNGTRK_API rngtrk_status rngtrk_state_advance(const rngtrk_philox_state *state, uint64_t increment,
+                                              rngtrk_philox_state *out) {
+    return rngtrk::guarded([&] {
+        rngtrk::require_pointer(out, "out");
+        *out = rngtrk::to_c(rngtrk::advanced(rngtrk::checked_state(state), increment));
+    });
+}
+
 RNGTRK_API void rngtrk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2],
                                      uint32_t out[4]) {
     const rngtrk::PhiloxBlock b =

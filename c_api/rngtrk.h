@@ -124,6 +124,16 @@ RNGTRK_API rngtrk_status rngtrk_state_to_bytes(const rngtrk_philox_state *state,
  *  `RNGTRK_E_INVALID_ARGUMENT` if a pointer is NULL. */
 RNGTRK_API rngtrk_status rngtrk_state_from_bytes(const uint8_t bytes[16], rngtrk_philox_state *out);
 
+/** Writes `state` moved past `increment` 32-bit outputs, rounded up to a
+ *  whole block of 4, to `*out` (which may be `state`): what every draw and
+ *  `rngtrk_tracker_advance` do to a state, for callers that keep a state
+ *  elsewhere (a framework's generator).  Returns `RNGTRK_OK`,
+ *  `RNGTRK_E_INVALID_ARGUMENT` (NULL; state->offset not a multiple of 4) or
+ *  `RNGTRK_E_OVERFLOW` (the offset would pass 2^64 - 1; `*out` unchanged).
+ *  Added in 0.1. */
+RNGTRK_API rngtrk_status rngtrk_state_advance(const rngtrk_philox_state *state, uint64_t increment,
+                                              rngtrk_philox_state *out);
+
 /** The Philox4x32-10 bijection (Salmon et al., Random123): `out` =
  *  Philox4x32-10(counter, key).  All pointers must be valid; this function
  *  does no checking (it is the primitive for users' own loops). */

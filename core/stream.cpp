@@ -1,5 +1,8 @@
 #include "stream.h"
 
+#include <string>
+
+#include "error.h"
 #include "sample_engines.h"
 
 namespace rngtrk {
@@ -26,6 +29,14 @@ void stream_u32(const PhiloxState &state, uint64_t first, uint64_t count, uint32
 void stream_uniform_f32(const PhiloxState &state, uint64_t first, uint64_t count, float *out) {
     static const SampleSpec spec = stateless(Dist::uniform, DType::f32);
     cpu_path().generate(spec, state, 0, first, count, out);
+}
+
+PhiloxState advanced(const PhiloxState &state, uint64_t increment) {
+    uint64_t step = 0;
+    if (!round_up_to_block(increment, &step) || step > UINT64_MAX - state.offset)
+        fail(Status::overflow, "advancing offset " + std::to_string(state.offset) + " by " +
+                                   std::to_string(increment) + " passes 2^64 - 1");
+    return PhiloxState{state.seed, state.offset + step};
 }
 
 }  // namespace rngtrk

@@ -14,5 +14,10 @@ namespace rngtrk {
 void stream_u32(const PhiloxState &state, uint64_t first, uint64_t count, uint32_t *out);
 void stream_uniform_f32(const PhiloxState &state, uint64_t first, uint64_t count, float *out);
 
+// `state` moved past `increment` outputs rounded up to a whole block: what
+// every draw and advance does to a state.  Throws Error(Status::overflow) if
+// the offset would pass 2^64 - 1 (naming both numbers).
+PhiloxState advanced(const PhiloxState &state, uint64_t increment);
+
 
 }  // namespace rngtrk

@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "seed_policy.h"
+#include "stream.h"
 
 namespace rngtrk {
 
@@ -88,17 +89,13 @@ PhiloxState Tracker::active_state() const {
 
 PhiloxState Tracker::advance(uint64_t increment) {
     const PhiloxState before = active_state();
-    constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-    uint64_t step = 0;
-    if (!round_up_to_block(increment, &step) || step > kMax - before.offset)
-        fail(Status::overflow, "advancing offset " + std::to_string(before.offset) + " by " +
-                                    std::to_string(increment) + " passes 2^64 - 1");
+    const PhiloxState after = advanced(before, increment);  // may refuse: nothing changed yet
     if (ledger_.mode() != LedgerMode::off) {
         const std::string_view name = forks_.empty() ? std::string_view() : table_.at(forks_.back()).name;
-        ledger_.reserve(name, before.seed, before.offset, before.offset + step);  // may refuse
+        ledger_.reserve(name, before.seed, before.offset, after.offset);  // may refuse
     }
     uint64_t &offset = forks_.empty() ? default_.offset : table_.offset_at(forks_.back());
-    offset += step;
+    offset = after.offset;
     return before;
 }
 

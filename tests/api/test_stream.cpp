@@ -126,3 +126,36 @@ TEST(StateCodec, LittleEndianOnEveryHostAndNullChecks) {
     EXPECT_EQ(s.seed, back.seed);
     EXPECT_EQ(0x1112131415161703ull, back.offset);
 }
+
+// rngtrk_state_advance is the tracker's own advance, on a bare state.
+TEST(StateAdvance, EqualsTheTrackersAdvanceAndRefusesWhatItRefuses) {
+    std::mt19937_64 rng(23);
+    for (int i = 0; i < 200; ++i) {
+        const uint64_t seed = rng(), offset = (rng() >> 8) * 4, increment = i < 20 ? uint64_t(i) : rng() >> 10;
+        rngtrk_tracker *t = nullptr;
+        ASSERT_OK(rngtrk_tracker_new(&t));
+        const rngtrk_philox_state start = {seed, offset};
+        ASSERT_OK(rngtrk_tracker_set_default(t, &start));
+        ASSERT_OK(rngtrk_tracker_advance(t, increment, nullptr));
+        rngtrk_philox_state want, got = start;
+        ASSERT_OK(rngtrk_tracker_get_default(t, &want));
+        ASSERT_OK(rngtrk_state_advance(&got, increment, &got));  // out may be the input
+        EXPECT_EQ(want.seed, got.seed);
+        EXPECT_EQ(want.offset, got.offset);
+        EXPECT_EQ(0u, got.offset % 4);
+        EXPECT_LT(got.offset - offset - increment, 4u);
+        rngtrk_tracker_free(t);
+    }
+    const rngtrk_philox_state high = {1, UINT64_MAX - 7};
+    rngtrk_philox_state out = {9, 9};
+    ASSERT_OK(rngtrk_state_advance(&high, 4, &out));
+    EXPECT_EQ(UINT64_MAX - 3, out.offset);
+    out = {9, 9};
+    EXPECT_STATUS(RNGTRK_E_OVERFLOW, rngtrk_state_advance(&high, 5, &out));  // rounds to 8: past 2^64 - 1
+    EXPECT_EQ(9u, out.offset) << "a refusal leaves *out";
+    EXPECT_STATUS(RNGTRK_E_OVERFLOW, rngtrk_state_advance(&high, UINT64_MAX, &out));
+    const rngtrk_philox_state odd = {1, 6};
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_state_advance(&odd, 4, &out));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_state_advance(nullptr, 4, &out));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_state_advance(&high, 4, nullptr));
+}

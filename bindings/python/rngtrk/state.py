@@ -91,6 +91,15 @@ class PhiloxState(tuple):
         check(lib.rngtrk_state_from_bytes(_sixteen_bytes(data), out))
         return cls._from_c(out)
 
+    def advanced(self, increment):
+        """This state moved past `increment` 32-bit outputs, rounded up to a
+        whole block of 4: what a draw of that many outputs does to it.
+        Raises InvalidArgumentError (offset not a multiple of 4) or
+        RngtrkOverflowError (the offset would pass 2^64 - 1)."""
+        out = ffi.new("rngtrk_philox_state *")
+        check(lib.rngtrk_state_advance(self._as_c(), _u64(increment, "increment"), out))
+        return PhiloxState._from_c(out)
+
     # Conversions to and from the C struct, for the rest of the binding.
     def _as_c(self):
         return ffi.new("rngtrk_philox_state *", self)

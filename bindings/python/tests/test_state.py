@@ -92,3 +92,21 @@ def test_immutable_hashable_and_picklable():
     assert (seed, offset) == (1, 4) == state
     assert pickle.loads(pickle.dumps(state)) == state
     assert repr(state) == "PhiloxState(seed=1, offset=4)"
+
+
+def test_advanced_is_the_trackers_advance_and_refuses_as_it_does():
+    import random
+    rng = random.Random(5)
+    for i in range(100):
+        state = rngtrk.PhiloxState(rng.getrandbits(64), rng.getrandbits(50) * 4)
+        increment = i if i < 12 else rng.getrandbits(40)
+        t = rngtrk.Tracker()
+        t.set_default(state)
+        t.advance(increment)
+        assert state.advanced(increment) == t.get_default()
+    top = rngtrk.PhiloxState(1, 2**64 - 8)
+    assert top.advanced(4).offset == 2**64 - 4
+    with pytest.raises(rngtrk.RngtrkOverflowError):
+        top.advanced(5)
+    with pytest.raises(rngtrk.InvalidArgumentError):
+        rngtrk.PhiloxState(1, 6).advanced(4)

@@ -43,6 +43,18 @@ impl PhiloxState {
         PhiloxState::from_c(out)
     }
 
+    /// This state moved past `increment` 32-bit outputs, rounded up to a
+    /// whole block of 4: what a draw of that many outputs does to it
+    /// (`rngtrk_state_advance`).  An offset that is not a multiple of 4 is
+    /// `InvalidArgument`; one that would pass 2^64 - 1 is `Overflow`.
+    pub fn advanced(&self, increment: u64) -> Result<PhiloxState, crate::Error> {
+        let c = self.to_c();
+        let mut out = sys::rngtrk_philox_state { seed: 0, offset: 0 };
+        // SAFETY: both pointers are valid for the call.
+        crate::error::check(unsafe { sys::rngtrk_state_advance(&c, increment, &mut out) })?;
+        Ok(PhiloxState::from_c(out))
+    }
+
     pub(crate) fn to_c(self) -> sys::rngtrk_philox_state {
         sys::rngtrk_philox_state { seed: self.seed, offset: self.offset }
     }

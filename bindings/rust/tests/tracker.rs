@@ -277,3 +277,21 @@ fn bad_inputs_from_rust_return_errors_and_change_nothing() {
     drop(fork);
     t.load(&bytes, &LoadOptions::new()).unwrap();
 }
+
+#[test]
+fn advanced_is_the_trackers_advance_and_refuses_as_it_does() {
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in 0..100u64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let state = PhiloxState::new(x, (x >> 14) * 4);
+        let increment = if i < 12 { i } else { x >> 24 };
+        let mut t = Tracker::new().unwrap();
+        t.set_default_state(state).unwrap();
+        t.advance(increment).unwrap();
+        assert_eq!(state.advanced(increment).unwrap(), t.default_state());
+    }
+    let top = PhiloxState::new(1, u64::MAX - 7);
+    assert_eq!(top.advanced(4).unwrap().offset, u64::MAX - 3);
+    assert_eq!(top.advanced(5).unwrap_err().kind(), ErrorKind::Overflow);
+    assert_eq!(PhiloxState::new(1, 6).advanced(4).unwrap_err().kind(), ErrorKind::InvalidArgument);
+}

@@ -59,10 +59,6 @@ class DuplicateStateSeedError(DuplicateSeedError, RuntimeError):
     DuplicateSeedError, and TransformerEngine's RuntimeError."""
 
 
-def _round_up4(increment):
-    return (increment + 3) // 4 * 4
-
-
 class _Fork:
     """The context manager fork() returns: nothing happens until it is entered."""
 
@@ -374,7 +370,7 @@ class RngtrkStatesTracker:
         if self._cuda:
             generator = default_generator()
             state = read_generator(generator)
-            write_generator(generator, PhiloxState(state.seed, state.offset + _round_up4(increment)))
+            write_generator(generator, state.advanced(increment))
         else:
             self.tracker.advance(increment)
 

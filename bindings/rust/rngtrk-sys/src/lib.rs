@@ -190,6 +190,20 @@ extern "C" {
     ) -> rngtrk_status;
 }
 extern "C" {
+    #[doc = " Writes `state` moved past `increment` 32-bit outputs, rounded up to a"]
+    #[doc = "  whole block of 4, to `*out` (which may be `state`): what every draw and"]
+    #[doc = "  `rngtrk_tracker_advance` do to a state, for callers that keep a state"]
+    #[doc = "  elsewhere (a framework's generator).  Returns `RNGTRK_OK`,"]
+    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (NULL; state->offset not a multiple of 4) or"]
+    #[doc = "  `RNGTRK_E_OVERFLOW` (the offset would pass 2^64 - 1; `*out` unchanged)."]
+    #[doc = "  Added in 0.1."]
+    pub fn rngtrk_state_advance(
+        state: *const rngtrk_philox_state,
+        increment: u64,
+        out: *mut rngtrk_philox_state,
+    ) -> rngtrk_status;
+}
+extern "C" {
     #[doc = " The Philox4x32-10 bijection (Salmon et al., Random123): `out` ="]
     #[doc = "  Philox4x32-10(counter, key).  All pointers must be valid; this function"]
     #[doc = "  does no checking (it is the primitive for users' own loops)."]
