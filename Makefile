@@ -170,8 +170,8 @@ endef
 space := $(empty) $(empty)
 
 # The rngtrk command (tools/cli/) uses only the public C API, linked to the shared object.
-# `rngtrk sample --help` prints tools/cli/sample_usage.txt, which the Python
-# and Rust sample commands print too: here it becomes a C string literal.
+# `rngtrk sample --help` prints tools/cli/sample_usage.txt: here it becomes a
+# C string literal.
 CLI_SOURCES := $(wildcard tools/cli/*.c)
 CLI_USAGE   := $(BUILD)/gen/sample_usage.inc
 $(CLI_USAGE): tools/cli/sample_usage.txt

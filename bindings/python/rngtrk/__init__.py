@@ -1,7 +1,8 @@
 """rngtrk: named Philox4x32-10 random-number states for distributed training.
 
-The Python face of librngtrk, opened with cffi in ABI mode (no compiler at
-install or import time): the very same shared object C and Rust use.
+The Python face of librngtrk, opened with cffi in out-of-line ABI mode (no
+compiler at install or import time, and no declarations parsed at import):
+the very same shared object C and Rust use.
 
     import rngtrk
     with rngtrk.Tracker() as tracker:
@@ -16,6 +17,7 @@ Megatron-LM's CudaRNGStatesTracker (add, fork, get_states, set_states,
 reset), with their defects fixed; docs/tracker.md has the rules.
 """
 from ._library import HEADER_VERSION, ffi as _ffi, lib as _lib, library_path
+from ._names import dtype_size
 from .checkpoint_json import describe as describe_checkpoint, file_to_json as checkpoint_file_to_json
 from .checkpoint_json import to_json as checkpoint_to_json
 from .errors import (
@@ -28,7 +30,7 @@ from .distributed import Origin, dtensor_local_box, dtensor_offsets, fold_in
 from .generation import philox4x32_10, random_u32, uniform_f32
 from .sampling import (
     cpu_path, cuda_advance_graphsafe, cuda_available, cuda_dropout, cuda_sample, cuda_sample_graphsafe,
-    cuda_sample_slice, dropout, dtype_size, offset_increment, sample, sample_slice,
+    cuda_sample_slice, dropout, offset_increment, sample, sample_slice,
 )
 from .state import STATE_BYTES, PhiloxState
 from .tracker import DEFAULT_FORK_NAME, LedgerOverlap, Tracker

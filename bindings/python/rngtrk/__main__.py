@@ -1,14 +1,13 @@
-"""python3 -m rngtrk: the C `rngtrk` command's inspect, sample and version,
-with the same output, the same one-line errors and the same exit codes (0
-success, 1 a data error, 2 a usage error).
+"""python3 -m rngtrk: the C `rngtrk` command's inspect and version, with the
+same output, the same one-line errors and the same exit codes (0 success, 1
+a data error, 2 a usage error).  Its other commands (sample, seeds,
+dtensor-offsets) are the C command's alone: one command per job.
 
     python3 -m rngtrk inspect FILE   print a checkpoint as canonical JSON
-    python3 -m rngtrk sample ...     print sampled values (rngtrk help sample)
     python3 -m rngtrk version        print the library version
     python3 -m rngtrk help           this list
 """
 import difflib
-import os
 import sys
 
 from . import version_string
@@ -16,7 +15,6 @@ from .checkpoint_json import file_to_json
 from .errors import RngtrkError
 
 COMMANDS = {"inspect": "print a checkpoint as one line of canonical JSON",
-            "sample": "print sampled values, one per line",
             "version": "print the library's version",
             "help": "this list"}
 USAGE = "usage: python3 -m rngtrk COMMAND\n\ncommands:\n" + "".join(
@@ -61,9 +59,9 @@ def main(argv):
         return 0
     if command == "inspect":
         return inspect(args)
-    if command == "sample":
-        from . import sample_command
-        return sample_command.run([os.fsencode(a) for a in args], sys.stdout.buffer, sys.stderr.buffer)
+    if command == "sample":  # this module had it once
+        return error(None, "'sample' is a command of the C `rngtrk` tool, not of python3 -m rngtrk: "
+                           "run `rngtrk sample ...` (`rngtrk help sample` lists its options)", 2)
     guess = difflib.get_close_matches(command, list(COMMANDS), n=1)
     if guess:
         return error(None, f"unknown command '{command}' (did you mean '{guess[0]}'?)", 2)

@@ -35,6 +35,8 @@ typedef struct rngtrk_philox_state {
 } rngtrk_philox_state;
 rngtrk_status rngtrk_state_to_bytes(const rngtrk_philox_state *state, uint8_t out[16]);
 rngtrk_status rngtrk_state_from_bytes(const uint8_t bytes[16], rngtrk_philox_state *out);
+rngtrk_status rngtrk_state_advance(const rngtrk_philox_state *state, uint64_t increment,
+                                              rngtrk_philox_state *out);
 void rngtrk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
 rngtrk_status rngtrk_random_u32(const rngtrk_philox_state *state, uint64_t first, uint64_t count,
                                            uint32_t *out);
@@ -43,32 +45,32 @@ rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t firs
 typedef struct rngtrk_tracker rngtrk_tracker;
 rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out);
 void rngtrk_tracker_free(rngtrk_tracker *tracker);
-rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed);
-rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *t, const char *name);
-rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *t, const char *name);
-rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *t, const char *name,
+rngtrk_status rngtrk_tracker_add(rngtrk_tracker *tracker, const char *name, uint64_t seed);
+rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *tracker, const char *name);
+rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *tracker, const char *name);
+rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *tracker, const char *name,
                                                   rngtrk_philox_state *out);
-rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char *name,
+rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *tracker, const char *name,
                                                   const rngtrk_philox_state *state);
-rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *t, const char *const *names,
+rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *tracker, const char *const *names,
                                                    const rngtrk_philox_state *states, size_t count);
-rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *t, size_t *out);
-rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t index, const char **out);
-rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *t, size_t *out);
-rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *t);
-rngtrk_status rngtrk_tracker_manual_seed(rngtrk_tracker *t, uint64_t seed);
-rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *t, rngtrk_philox_state *out);
-rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *t, const rngtrk_philox_state *state);
-rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t, rngtrk_philox_state *out);
-rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t increment,
+rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *tracker, size_t *out);
+rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *tracker, size_t index, const char **out);
+rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *tracker, size_t *out);
+rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *tracker);
+rngtrk_status rngtrk_tracker_manual_seed(rngtrk_tracker *tracker, uint64_t seed);
+rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *tracker, rngtrk_philox_state *out);
+rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *tracker, const rngtrk_philox_state *state);
+rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *tracker, rngtrk_philox_state *out);
+rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *tracker, uint64_t increment,
                                                 rngtrk_philox_state *out_before);
-rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst, size_t capacity,
+rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *tracker, uint8_t *dst, size_t capacity,
                                              size_t *out_len);
-rngtrk_status rngtrk_tracker_load(rngtrk_tracker *t, const uint8_t *src, size_t len);
-rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
+rngtrk_status rngtrk_tracker_load(rngtrk_tracker *tracker, const uint8_t *src, size_t len);
+rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *tracker, const uint8_t *src, size_t len,
                                                    uint32_t flags);
-rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path);
-rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags);
+rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *tracker, const char *path);
+rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *tracker, const char *path, uint32_t flags);
 rngtrk_status rngtrk_checkpoint_json(const uint8_t *src, size_t len, char *dst, size_t capacity,
                                                 size_t *out_len);
 rngtrk_status rngtrk_checkpoint_file_json(const char *path, char *dst, size_t capacity,
@@ -129,13 +131,13 @@ rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, const rngtrk_
 rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
                                                         uint64_t *out);
 const char *rngtrk_cpu_path(void);
-rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *t, const rngtrk_sample_spec *spec, uint64_t count,
+rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec, uint64_t count,
                                                void *out, size_t out_capacity, rngtrk_philox_state *out_before);
-rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec,
                                                      size_t ndim, const uint64_t *global_shape,
                                                      const uint64_t *start, const uint64_t *local_shape, void *out,
                                                      size_t out_capacity, rngtrk_philox_state *out_before);
-rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *t, const rngtrk_sample_spec *spec,
+rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec,
                                                     uint64_t count, const float *in, float *out,
                                                     rngtrk_philox_state *out_before);
 rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d, rngtrk_philox_state *out);
@@ -161,7 +163,7 @@ typedef struct rngtrk_parallel_rank {
     uint32_t egtp_remat_size;
 } rngtrk_parallel_rank;
 rngtrk_status rngtrk_parallel_rank_init(rngtrk_parallel_rank *rank, size_t rank_size);
-rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
+rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *tracker, rngtrk_seed_policy policy, uint64_t seed,
                                                   const rngtrk_parallel_rank *rank, uint32_t flags);
 typedef struct rngtrk_origin {
     uint32_t struct_size;
@@ -181,8 +183,8 @@ typedef struct rngtrk_origin {
     uint32_t egtp_remat_size;
 } rngtrk_origin;
 rngtrk_status rngtrk_origin_init(rngtrk_origin *origin, size_t origin_size);
-rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out);
-rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out);
+rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *tracker, rngtrk_origin *out);
+rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *tracker, uint64_t *out);
 typedef enum rngtrk_placement_kind {
     RNGTRK_PLACEMENT_REPLICATE = 0,
     RNGTRK_PLACEMENT_SHARD = 1,
@@ -220,11 +222,11 @@ typedef struct rngtrk_overlap {
     uint32_t reserved;
     char name[255 + 1];
 } rngtrk_overlap;
-rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *t, rngtrk_ledger_mode mode, uint64_t capacity);
-rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *t, uint64_t *out);
-rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *t, uint64_t mark);
-rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *t);
-rngtrk_status rngtrk_tracker_ledger_overlaps(const rngtrk_tracker *t, rngtrk_overlap *out,
+rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *tracker, rngtrk_ledger_mode mode, uint64_t capacity);
+rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *tracker, uint64_t *out);
+rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *tracker, uint64_t mark);
+rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *tracker);
+rngtrk_status rngtrk_tracker_ledger_overlaps(const rngtrk_tracker *tracker, rngtrk_overlap *out,
                                                         size_t capacity, size_t *count);
 rngtrk_status rngtrk_cuda_available(void);
 rngtrk_status rngtrk_cuda_sample(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
@@ -249,6 +251,7 @@ rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t inc
 #define RNGTRK_MAX_NAME_BYTES 255
 #define RNGTRK_LOAD_ANY_RANK 1
 #define RNGTRK_SAMPLE_SPEC_MIN_SIZE 48
+#define RNGTRK_MAX_NDIM 16
 #define RNGTRK_SEED_DATA_PARALLEL_RANDOM_INIT 1
 #define RNGTRK_SEED_ALWAYS_ENABLE_TP_SEED 2
 #define RNGTRK_PARALLEL_RANK_MIN_SIZE 24

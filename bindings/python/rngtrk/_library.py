@@ -1,7 +1,9 @@
 """Finds librngtrk, opens it with cffi in ABI mode, and checks its version.
 
-Nothing is compiled: `ffi.dlopen` opens the same shared object that C and
-Rust programs link.  The candidates, in order:
+Nothing is compiled and nothing is parsed: the declarations come as cffi's
+out-of-line ABI module _rngtrk_ffi (generated with _cdef.py from the header
+by generate_cdef.py, `make python-cdef`), and `ffi.dlopen` opens the same
+shared object that C and Rust programs link.  The candidates, in order:
 
 1. the file named by the RNGTRK_LIBRARY environment variable;
 2. the shared object in this package's folder (a wheel may carry it);
@@ -13,17 +15,11 @@ The first candidate that opens is used.  A library that opens but has an
 incompatible version is an error, not a reason to try the next candidate:
 silently preferring another copy would hide the mismatch.
 """
-import ctypes.util
 import os
 import re
 
-from cffi import FFI
-
 from ._cdef import CDEF
-
-ffi = FFI()
-ffi.cdef(CDEF)
-
+from ._rngtrk_ffi import ffi
 
 
 def _header_define(name):
@@ -40,21 +36,27 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _CHECKOUT_ROOT = os.path.normpath(os.path.join(_PACKAGE_DIR, "..", "..", ".."))
 
 
-def candidates():
-    """The (where, path) pairs to try, in order."""
-    found = []
+def _candidates():
+    """The (where, path) pairs to try, in order, each found when it is
+    needed: asking ctypes.util runs ldconfig and the compiler (tens of
+    milliseconds), which an import that finds the library earlier skips."""
     explicit = os.environ.get("RNGTRK_LIBRARY")
     if explicit:
-        found.append(("RNGTRK_LIBRARY", explicit))
+        yield "RNGTRK_LIBRARY", explicit
     for name in (SONAME, "librngtrk.so"):
-        found.append(("package folder", os.path.join(_PACKAGE_DIR, name)))
+        yield "package folder", os.path.join(_PACKAGE_DIR, name)
     if os.path.isfile(os.path.join(_CHECKOUT_ROOT, "c_api", "rngtrk.h")):
-        found.append(("checkout build/", os.path.join(_CHECKOUT_ROOT, "build", SONAME)))
+        yield "checkout build/", os.path.join(_CHECKOUT_ROOT, "build", SONAME)
+    import ctypes.util  # here, not at the top: importing it alone takes about 20 ms
     by_ctypes = ctypes.util.find_library("rngtrk")
     if by_ctypes:
-        found.append(("ctypes.util.find_library", by_ctypes))
-    found.append(("dynamic loader", SONAME))
-    return found
+        yield "ctypes.util.find_library", by_ctypes
+    yield "dynamic loader", SONAME
+
+
+def candidates():
+    """The (where, path) pairs to try, in order."""
+    return list(_candidates())
 
 
 def open_first(tries):
@@ -95,7 +97,7 @@ def _format(number):
 
 
 def load():
-    lib, path = open_first(candidates())
+    lib, path = open_first(_candidates())
     number = lib.rngtrk_version_number()
     if not is_compatible(number):
         raise ImportError(

@@ -21,12 +21,12 @@ import sys
 from collections import namedtuple
 
 from ._library import ffi
+from ._names import dtype_size
 from .errors import RngtrkOverflowError, invalid
 
-# rngtrk dtype -> (numpy dtype name, element bytes)
+# rngtrk dtype -> numpy dtype name (element sizes are the library's: dtype_size)
 NUMPY_OF = {"u8": "uint8", "u32": "uint32", "u64": "uint64", "f16": "float16", "bf16": "uint16",
             "f32": "float32", "f64": "float64"}
-BYTES_OF = {"u8": 1, "u32": 4, "u64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 
 # DLPack type codes (dlpack.h): kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4.
 _DLPACK_DTYPES = {(1, 8): "u8", (1, 32): "u32", (1, 64): "u64", (2, 16): "f16", (4, 16): "bf16", (2, 32): "f32",
@@ -121,7 +121,7 @@ def _from_cuda_array_interface(obj, what, writable):
     if dtype is None:
         raise TypeError(f"{what}: typestr {cai['typestr']!r} is none of rngtrk's dtypes")
     strides = cai.get("strides")
-    item = BYTES_OF.get(dtype, 2)
+    item = int(cai["typestr"][2:])  # an element's bytes: "<f4" has 4
     if strides is not None and not _contiguous(shape, tuple(s // item for s in strides)):
         raise invalid(f"{what} is not C-contiguous")
     return pointer or 0, shape, dtype, cai.get("stream")
@@ -229,7 +229,7 @@ def host_buffer(obj, count, dtype, what="out", writable=True):
 def new_host_array(count, dtype):
     """A fresh 1-d numpy array of `count` elements of `dtype`."""
     np = _numpy()
-    item = BYTES_OF[dtype]
+    item = dtype_size(dtype)
     if count > sys.maxsize // item:
         raise RngtrkOverflowError(f"{count} elements of {dtype} do not fit in memory's address range")
     return np.empty(count, dtype=NUMPY_OF[dtype])

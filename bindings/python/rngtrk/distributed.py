@@ -6,25 +6,15 @@ Placements are strings, one per mesh dimension: "S<dim>" (Shard), "R"
 from collections import namedtuple
 
 from ._library import ffi, lib
+from ._names import POLICY
 from .errors import check, invalid
 from .state import PhiloxState, _u64, as_state
-
-
-def _policies():
-    """{name: value} of every seeding policy, as the library names them
-    (values are numbered from 0 without gaps)."""
-    found, value = {}, 0
-    while (name := lib.rngtrk_seed_policy_name(value)) != ffi.NULL:
-        found[ffi.string(name).decode("ascii")] = value
-        value += 1
-    return found
-
 
 # The library's names, so that no list is kept here: POLICIES maps a name to
 # its rngtrk_seed_policy value, POLICY_NAMES back, and FLAG_NAMES pairs each
 # known RNGTRK_SEED_* bit with its name.
-POLICIES = _policies()
-POLICY_NAMES = {value: name for name, value in POLICIES.items()}
+POLICIES = POLICY.values
+POLICY_NAMES = POLICY.names
 FLAG_NAMES = tuple((1 << i, ffi.string(lib.rngtrk_seed_flag_name(1 << i)).decode("ascii"))
                    for i in range(32) if lib.rngtrk_seed_flag_name(1 << i) != ffi.NULL)
 
@@ -35,14 +25,9 @@ Origin = namedtuple("Origin", "policy seed flags tp pp dp ep etp gtp_remat gtp_r
 
 
 def policy_value(policy):
-    """The rngtrk_seed_policy of the name `policy`, asked of the library;
-    InvalidArgumentError (naming the policies) for another name."""
-    if not isinstance(policy, str) or "\0" in policy:
-        names = list(POLICIES)
-        raise invalid(f"unknown seeding policy {policy!r} (the policies are {', '.join(names[:-1])} or {names[-1]})")
-    out = ffi.new("rngtrk_seed_policy *")
-    check(lib.rngtrk_seed_policy_from_name(policy.encode("utf-8", "replace"), out))
-    return out[0]
+    """The rngtrk_seed_policy of the name `policy`; for another name the
+    library's InvalidArgumentError, whose message names the policies."""
+    return POLICY.value(policy)
 
 
 def origin_of(handle):

@@ -9,11 +9,25 @@ argument, as Python users expect.
 """
 from ._library import ffi, lib
 
+# {status code: the class raised for it}: each class below that sets its own
+# `code` enters itself (RngtrkError.__init_subclass__), so the class is the
+# one place that pairs a status with its exception.
+ERROR_CLASSES = {}
+
 
 class RngtrkError(Exception):
     """Base class of every error librngtrk reports."""
 
     code = None  # the rngtrk_status value; set on each subclass
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # Only a class that names a status itself: subclasses that refine one
+        # (rngtrk.torch's, with upstream's built-in bases) leave it to theirs.
+        if "code" in vars(cls):
+            if cls.code in ERROR_CLASSES:
+                raise TypeError(f"{cls.__name__}: status {cls.code} is {ERROR_CLASSES[cls.code].__name__}'s")
+            ERROR_CLASSES[cls.code] = cls
 
     def __init__(self, message, code=None):
         if code is not None:
@@ -124,13 +138,6 @@ class ReplayMismatchError(RngtrkError, RuntimeError):
     """RNGTRK_E_REPLAY_MISMATCH: a replayed recomputation drew differently
     from the forward (expected and actual in the message)."""
     code = lib.RNGTRK_E_REPLAY_MISMATCH
-
-
-ERROR_CLASSES = {cls.code: cls for cls in (
-    InvalidArgumentError, DuplicateNameError, DuplicateSeedError, UnknownNameError, ForkOrderError,
-    BufferTooSmallError, CorruptCheckpointError, UnsupportedVersionError, RngtrkOverflowError,
-    RngtrkMemoryError, UnavailableError, InternalError, WrongRankError, RngtrkIOError, StreamReuseError,
-    ReplayMismatchError)}
 
 
 def status_string(code):

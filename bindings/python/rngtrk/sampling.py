@@ -17,27 +17,20 @@ so a range equals the same range of a longer call, and a slice equals the
 same box of the whole tensor, on the CPU and the GPU alike.
 """
 from ._library import ffi, lib
-from .buffers import BYTES_OF, device_buffer, host_buffer, pointer
+from ._names import DISTRIBUTION, DTYPE, LAYOUT, dtype_size
+from .buffers import device_buffer, host_buffer, pointer
 from .errors import check, invalid
 from .generation import host_output
 from .state import _u64, as_state
 
-LAYOUTS = {"stateless": lib.RNGTRK_LAYOUT_STATELESS, "nvfuser": lib.RNGTRK_LAYOUT_NVFUSER,
-           "torch-eager-cuda": lib.RNGTRK_LAYOUT_TORCH_EAGER_CUDA, "triton": lib.RNGTRK_LAYOUT_TRITON}
-DISTRIBUTIONS = {"bits": lib.RNGTRK_DIST_BITS, "uniform": lib.RNGTRK_DIST_UNIFORM,
-                 "normal": lib.RNGTRK_DIST_NORMAL, "bernoulli": lib.RNGTRK_DIST_BERNOULLI}
-DTYPES = {"u8": lib.RNGTRK_DTYPE_U8, "u32": lib.RNGTRK_DTYPE_U32, "u64": lib.RNGTRK_DTYPE_U64,
-          "f16": lib.RNGTRK_DTYPE_F16, "bf16": lib.RNGTRK_DTYPE_BF16, "f32": lib.RNGTRK_DTYPE_F32,
-          "f64": lib.RNGTRK_DTYPE_F64}
+# {name: value} of every layout, distribution and dtype, as the library
+# names them (read from it at import: _names.py); an unknown name is the
+# library's InvalidArgumentError.
+LAYOUTS = LAYOUT.values
+DISTRIBUTIONS = DISTRIBUTION.values
+DTYPES = DTYPE.values
 # The keyword parameters every sampling call takes (docs/streams.md).
 SPEC_PARAMETERS = ("low", "high", "mean", "std", "p", "sm_count", "max_threads_per_sm", "numel", "threads")
-
-
-def _pick(table, value, what):
-    try:
-        return table[value]
-    except (KeyError, TypeError):
-        raise invalid(f"unknown {what} {value!r}; one of {', '.join(table)}") from None
 
 
 def spec_for(caller, layout, dist, dtype, params):
@@ -54,8 +47,8 @@ def make_spec(layout="stateless", dist="uniform", dtype="f32", *, low=None, high
               p=None, sm_count=None, max_threads_per_sm=None, numel=0, threads=1):
     """A filled rngtrk_sample_spec (cffi struct) for these choices."""
     spec = ffi.new("rngtrk_sample_spec *")
-    check(lib.rngtrk_sample_spec_init(spec, ffi.sizeof("rngtrk_sample_spec"), _pick(LAYOUTS, layout, "layout"),
-                                      _pick(DISTRIBUTIONS, dist, "distribution"), _pick(DTYPES, dtype, "dtype")))
+    check(lib.rngtrk_sample_spec_init(spec, ffi.sizeof("rngtrk_sample_spec"), LAYOUT.value(layout),
+                                      DISTRIBUTION.value(dist), DTYPE.value(dtype)))
     params = {"uniform": (low, high), "normal": (mean, std), "bernoulli": (p, None)}.get(dist, (None, None))
     for given, name in ((low, "low"), (high, "high"), (mean, "mean"), (std, "std"), (p, "p")):
         if given is not None and given not in params:
@@ -76,8 +69,10 @@ def make_spec(layout="stateless", dist="uniform", dtype="f32", *, low=None, high
 def resolve_dtype(out, dtype):
     """The dtype of a call: the one given, else the output's (a torch
     float16 or bfloat16 tensor says which), else f32."""
-    if dtype is not None or out is None:
-        return dtype or "f32"
+    if dtype is not None:
+        return dtype
+    if out is None:
+        return "f32"
     found = _dtype_of(out)
     return found if found in DTYPES else "f32"
 
@@ -113,7 +108,7 @@ def sample(state, count, first=0, out=None, *, layout="stateless", dist="uniform
     first = _u64(first, "first")
     result, buffer = host_output(count, out, dtype)
     check(lib.rngtrk_sample(state._as_c(), spec, first, buffer.count, pointer(buffer),
-                            buffer.count * BYTES_OF[dtype]))
+                            buffer.count * dtype_size(dtype)))
     return result
 
 
@@ -128,7 +123,7 @@ def sample_slice(state, global_shape, start, local_shape, out=None, *, layout="s
     ndim, c_dims, count, box = shapes(global_shape, start, local_shape)
     result, buffer = host_output(count, out, dtype)
     check(lib.rngtrk_sample_slice(state._as_c(), spec, ndim, c_dims[0], c_dims[1], c_dims[2], pointer(buffer),
-                                  buffer.count * BYTES_OF[dtype]))
+                                  buffer.count * dtype_size(dtype)))
     return result.reshape(box) if out is None else result
 
 
@@ -172,11 +167,6 @@ def cpu_path():
     return ffi.string(lib.rngtrk_cpu_path()).decode("ascii")
 
 
-def dtype_size(dtype):
-    """Bytes of one element of `dtype` ("u8" ... "f64")."""
-    return lib.rngtrk_dtype_size(_pick(DTYPES, dtype, "dtype"))
-
-
 # -- CUDA ---------------------------------------------------------------------------
 
 def cuda_available():
@@ -201,7 +191,7 @@ def cuda_sample(state, out, first=0, *, stream=None, layout="stateless", dist="u
     spec = spec_for("cuda_sample", layout, dist, dtype, params)
     buffer = device_buffer(out, None, dtype, "out", stream=stream)
     check(lib.rngtrk_cuda_sample(state._as_c(), spec, _u64(first, "first"), buffer.count, pointer(buffer),
-                                 buffer.count * BYTES_OF[dtype], _stream(buffer)))
+                                 buffer.count * dtype_size(dtype), _stream(buffer)))
     return out
 
 
@@ -214,7 +204,7 @@ def cuda_sample_slice(state, global_shape, start, local_shape, out, *, stream=No
     ndim, c_dims, count, _ = shapes(global_shape, start, local_shape)
     buffer = device_buffer(out, count, dtype, "out", stream=stream)
     check(lib.rngtrk_cuda_sample_slice(state._as_c(), spec, ndim, c_dims[0], c_dims[1], c_dims[2], pointer(buffer),
-                                       buffer.count * BYTES_OF[dtype], _stream(buffer)))
+                                       buffer.count * dtype_size(dtype), _stream(buffer)))
     return out
 
 
@@ -245,7 +235,7 @@ def cuda_sample_graphsafe(device_state, out, first=0, *, stream=None, layout="st
     buffer = device_buffer(out, None, dtype, "out", stream=stream)
     state = _device_state(device_state, buffer.stream if stream is None else stream)
     check(lib.rngtrk_cuda_sample_graphsafe(ffi.cast("uint64_t *", state.pointer), spec, _u64(first, "first"),
-                                           buffer.count, pointer(buffer), buffer.count * BYTES_OF[dtype],
+                                           buffer.count, pointer(buffer), buffer.count * dtype_size(dtype),
                                            _stream(buffer)))
     return out
 

@@ -44,8 +44,13 @@ def run_python(code, env=None, cwd=None):
     given environment changes.  Without `cwd` it imports this checkout's
     package; with one, whatever `rngtrk` that folder holds."""
     full_env = dict(os.environ)
-    if cwd is None:
-        full_env["PYTHONPATH"] = BINDING_DIR
+    # PYTHONPATH's other folders stay (where cffi may come from, as on the
+    # GPU machine); this checkout's binding is put first, or left out.
+    kept = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+            if p and os.path.realpath(p) != os.path.realpath(BINDING_DIR)]
+    paths = kept if cwd is not None else [BINDING_DIR] + kept
+    if paths:
+        full_env["PYTHONPATH"] = os.pathsep.join(paths)
     else:
         full_env.pop("PYTHONPATH", None)
     for key, value in (env or {}).items():

@@ -66,3 +66,11 @@ def test_version_help_and_bare_usage():
         assert result.returncode == 0 and b"  inspect " in result.stdout and result.stderr == b""
     bare = python_tool()
     assert bare.returncode == 2 and bare.stderr.startswith(b"usage: python3 -m rngtrk COMMAND")
+
+
+def test_sample_is_the_c_commands_only_and_says_so():
+    result = python_tool("sample", "--seed", "0", "--count", "4")
+    assert result.returncode == 2 and result.stdout == b""
+    assert result.stderr.count(b"\n") == 1 and b"`rngtrk sample ...`" in result.stderr
+    assert b"sample" not in python_tool("help").stdout  # no longer listed
+    assert c_tool("sample", "--seed", "0", "--count", "4").stdout.count(b"\n") == 4  # where it lives

@@ -61,3 +61,18 @@ def test_errors_pickle_with_their_code_and_message():
     error = pickle.loads(pickle.dumps(errors.error_for(-7, "bad checksum")))
     assert type(error) is rngtrk.CorruptCheckpointError
     assert (error.code, error.message) == (-7, "bad checksum")
+
+
+def test_each_status_class_enters_itself_and_a_refinement_does_not():
+    # ERROR_CLASSES is filled by the classes themselves: one per status,
+    # and a subclass that refines one (as rngtrk.torch's do) keeps it.
+    assert all(cls.code == code and vars(cls)["code"] == code for code, cls in errors.ERROR_CLASSES.items())
+
+    class Refined(rngtrk.InvalidArgumentError, AssertionError):
+        """As rngtrk.torch.megatron's RankUnavailableError."""
+
+    assert errors.ERROR_CLASSES[-1] is rngtrk.InvalidArgumentError and Refined.code == -1
+    with pytest.raises(TypeError, match="is InvalidArgumentError's"):
+        class Twin(rngtrk.RngtrkError):  # noqa: F841  (a second class for one status)
+            code = rngtrk.InvalidArgumentError.code
+    assert errors.ERROR_CLASSES[-1] is rngtrk.InvalidArgumentError

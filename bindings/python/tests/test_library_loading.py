@@ -113,3 +113,16 @@ def test_a_library_of_another_version_is_refused_at_import(fake_library):
 ])
 def test_version_compatibility_rule(library, header, compatible):
     assert _library.is_compatible(library, header) is compatible
+
+
+def test_an_import_that_finds_the_library_early_never_asks_ctypes_util(tmp_path):
+    # ctypes.util.find_library runs ldconfig and the compiler: it is the
+    # fourth candidate, asked only when the first three fail to open.
+    copy = tmp_path / "librngtrk-copy.so"
+    shutil.copy(REAL_LIBRARY, copy)
+    code = "import sys, rngtrk; print(rngtrk.library_path, 'ctypes.util' in sys.modules)"
+    result = run_python(code, env={"RNGTRK_LIBRARY": str(copy)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [str(copy), "False"]
+    result = run_python(code, env={"RNGTRK_LIBRARY": None})  # from build/, the checkout's
+    assert result.stdout.split() == [os.path.join(BUILD, _library.SONAME), "False"], result.stderr

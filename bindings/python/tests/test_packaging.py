@@ -94,7 +94,7 @@ def test_the_wheel_records_every_file_with_its_hash(tmp_path, monkeypatch, bundl
         path, digest, size = line.split(",")
         if digest:
             assert int(size) == len(wheel.read(path))
-    assert "rngtrk/_cdef.py" in names
+    assert {"rngtrk/_cdef.py", "rngtrk/_rngtrk_ffi.py"} <= names  # the declarations, parsed already
     # Every module of the source tree, subpackages included (rngtrk/torch/).
     package = os.path.join(BINDING_DIR, "rngtrk")
     sources = {"rngtrk/" + os.path.relpath(os.path.join(d, f), package).replace(os.sep, "/")
@@ -130,7 +130,7 @@ def test_the_sdist_holds_what_a_wheel_build_needs(tmp_path):
         sdist.extractall(tmp_path / "unpacked")
     base = "rngtrk-0.1.0"
     assert {f"{base}/pyproject.toml", f"{base}/PKG-INFO", f"{base}/build_backend/rngtrk_build.py",
-            f"{base}/rngtrk/_cdef.py", f"{base}/rngtrk/tracker.py"} <= members
+            f"{base}/rngtrk/_cdef.py", f"{base}/rngtrk/_rngtrk_ffi.py", f"{base}/rngtrk/tracker.py"} <= members
     # The unpacked sdist builds the same wheel contents on its own.
     build = subprocess.run(
         [sys.executable, "-c", "import sys, rngtrk_build; print(rngtrk_build.build_wheel(sys.argv[1]))",
@@ -138,7 +138,7 @@ def test_the_sdist_holds_what_a_wheel_build_needs(tmp_path):
         capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     wheel = zipfile.ZipFile(tmp_path / build.stdout.strip())
-    assert "rngtrk/_cdef.py" in wheel.namelist()
+    assert {"rngtrk/_cdef.py", "rngtrk/_rngtrk_ffi.py"} <= set(wheel.namelist())
 
 
 def test_pip_wheel_makes_a_wheel_that_installs_alone_and_runs_the_readme_example(venv, tmp_path):

@@ -353,3 +353,34 @@ def test_one_tracker_shared_by_threads_stays_consistent(tracker):
         thread.join()
     assert tracker.active_state() == PhiloxState(3, 4 * 20000)
     assert sorted(reserved) == list(range(0, 4 * 20000, 4))  # every reservation distinct
+
+
+def test_tracker_module_imports_at_the_top():
+    # tracker.py's imports (sampling, distributed, ...) break no import cycle,
+    # so none is hidden inside a function.
+    import ast
+    import inspect
+
+    import rngtrk.tracker
+    tree = ast.parse(inspect.getsource(rngtrk.tracker))
+    inner = [(node.name, sub.lineno) for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+             for sub in ast.walk(node) if isinstance(sub, (ast.Import, ast.ImportFrom))]
+    assert inner == []
+
+
+def test_every_call_on_a_closed_tracker_is_refused_by_name():
+    t = rngtrk.Tracker()
+    t.add("a", 1)
+    t.close()
+    for call in (t.reset, lambda: t.manual_seed(1), lambda: t.set_state("a", PhiloxState(1, 0)),
+                 lambda: t.set_default(PhiloxState(1, 0)), lambda: t.fork_depth, lambda: t.set_states({}),
+                 lambda: t.seed_rank("megatron", 1), lambda: t.set_ledger("off"), t.mark, t.digest,
+                 lambda: t.fork("a").__exit__(None, None, None), lambda: t.dropout(numpy_f32(4), p=0.5)):
+        with pytest.raises(rngtrk.InvalidArgumentError, match="the tracker is closed"):
+            call()
+
+
+def numpy_f32(n):
+    import numpy
+    return numpy.ones(n, dtype=numpy.float32)
