@@ -25,8 +25,6 @@ rngtrk_sample_spec to_c(const SpecFields &f) {
 }  // namespace
 
 void init_spec(rngtrk_sample_spec *out, size_t size, int layout, int distribution, int dtype) {
-    if (layout < 0 || distribution < 0 || dtype < 0)  // the core reads them unsigned
-        fail(RNGTRK_E_INVALID_ARGUMENT, "unknown layout, distribution or dtype (negative)");
     const SpecFields f = default_fields(static_cast<uint32_t>(layout), static_cast<uint32_t>(distribution),
                                         static_cast<uint32_t>(dtype));
     init_versioned(out, size, RNGTRK_SAMPLE_SPEC_MIN_SIZE, to_c(f), "spec");

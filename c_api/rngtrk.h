@@ -278,7 +278,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *track
  *  into `*out_before` (if not NULL), then adds `increment` rounded up to a
  *  multiple of 4 to its offset (PyTorch's philox_cuda_state rule).  Draw
  *  the reserved numbers from `*out_before`.  Returns `RNGTRK_OK`;
- *  `RNGTRK_E_INVALID_ARGUMENT` (t is NULL); `RNGTRK_E_OVERFLOW` if the
+ *  `RNGTRK_E_INVALID_ARGUMENT` (tracker is NULL); `RNGTRK_E_OVERFLOW` if the
  *  offset would pass 2^64 - 1 (nothing changes). */
 RNGTRK_API rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *tracker, uint64_t increment,
                                                 rngtrk_philox_state *out_before);
@@ -291,7 +291,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *tracker, uint64_
  *  `*out_len`.  Pass dst = NULL, capacity = 0 to learn the length (a size
  *  query: it returns `RNGTRK_OK`).  Open forks are not recorded; named
  *  states are recorded with their live values.  Returns `RNGTRK_OK`;
- *  `RNGTRK_E_INVALID_ARGUMENT` (t or out_len NULL, or dst NULL with
+ *  `RNGTRK_E_INVALID_ARGUMENT` (tracker or out_len NULL, or dst NULL with
  *  capacity > 0); `RNGTRK_E_BUFFER_TOO_SMALL` (capacity < length;
  *  `*out_len` still receives the length, nothing is written to dst). */
 RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *tracker, uint8_t *dst, size_t capacity,

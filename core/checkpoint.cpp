@@ -38,16 +38,23 @@ CheckpointHead check_checkpoint_head(const uint8_t *head, size_t have, const std
         fail(Status::corrupt, where + "corrupt checkpoint: not an rngtrk checkpoint (bad magic" +
                                   (have < sizeof kCheckpointMagic ? ", only " + std::to_string(have) + " bytes" : "") +
                                   ")");
-    if (have < kCheckpointHeadBytes)
+    // The version right after the magic, before anything else is read:
+    // another version may lay the rest out differently.
+    const auto truncated = [&] {
         fail(Status::corrupt,
              where + "corrupt checkpoint: truncated inside the header (" + std::to_string(have) + " bytes)");
+    };
+    if (have < 12) truncated();
     const uint32_t version = load_le32(head + 8);
     static constexpr uint32_t kReadable[] = {kCheckpointFormatVersion, kCheckpointOriginVersion,
                                              kCheckpointRematVersion};
     std::string list;
     const size_t n = sizeof kReadable / sizeof kReadable[0];
     for (size_t i = 0; i < n; ++i) {
-        if (version == kReadable[i]) return CheckpointHead{version, load_le64(head + 12)};
+        if (version == kReadable[i]) {
+            if (have < kCheckpointHeadBytes) truncated();
+            return CheckpointHead{version, load_le64(head + 12)};
+        }
         list += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + std::to_string(kReadable[i]);
     }
     fail(Status::unsupported_version, where + "checkpoint format version " + std::to_string(version) +

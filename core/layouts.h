@@ -68,6 +68,16 @@ static_assert(limits_are_powers_of_two(), "messages write counter limits as 2^k"
 
 constexpr const LayoutRow &layout_row(Layout l) { return kLayoutTable[static_cast<unsigned>(l)]; }
 
+// in_order_block (below, also compiled for the GPU, where the table is not
+// read) runs stateless's block index in counter word 0 and nvfuser's in
+// word 2: the rows must say the same, as the CPU engine reads them.
+static_assert(layout_row(Layout::stateless).walk == Walk::in_order && layout_row(Layout::stateless).run_word == 0 &&
+                  layout_row(Layout::nvfuser).walk == Walk::in_order && layout_row(Layout::nvfuser).run_word == 2,
+              "in_order_block and the table disagree");
+static_assert(layout_row(Layout::triton).walk == Walk::per_element &&
+                  layout_row(Layout::eager_cuda).walk == Walk::eager_slabs,
+              "element_block and the kernel bodies walk triton per element and eager in slabs");
+
 // The row of a public value, or nullptr for a value that is not a layout.
 constexpr const LayoutRow *layout_row_of(uint32_t value) { return value < kLayoutCount ? &kLayoutTable[value] : nullptr; }
 

@@ -251,3 +251,31 @@ TEST(Checkpoint, LoadArgumentErrors) {
     EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_tracker_load(t.get(), nullptr, 0));
     EXPECT_TRUE(before == snapshot(t.get()));
 }
+
+// The version is read right after the magic, before the rest of the header:
+// a short checkpoint of another version is UNSUPPORTED_VERSION, not CORRUPT,
+// through bytes and through files alike.
+TEST(Checkpoint, TheVersionIsCheckedBeforeTheRestOfTheHeader) {
+    rngtrk_tracker *t = nullptr;
+    ASSERT_OK(rngtrk_tracker_new(&t));
+    size_t len = 0;
+    ASSERT_OK(rngtrk_tracker_save(t, nullptr, 0, &len));
+    std::vector<uint8_t> good(len);
+    ASSERT_OK(rngtrk_tracker_save(t, good.data(), good.size(), &len));
+    const std::string path = ::testing::TempDir() + "rngtrk_short_header.rtck";
+    for (size_t cut = 12; cut < 20; ++cut) {
+        std::vector<uint8_t> head(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(cut));
+        head[8] = 99;  // version 99
+        EXPECT_STATUS(RNGTRK_E_UNSUPPORTED_VERSION, rngtrk_tracker_load(t, head.data(), head.size()));
+        FILE *f = std::fopen(path.c_str(), "wb");
+        ASSERT_NE(nullptr, f);
+        ASSERT_EQ(head.size(), std::fwrite(head.data(), 1, head.size(), f));
+        std::fclose(f);
+        EXPECT_STATUS(RNGTRK_E_UNSUPPORTED_VERSION, rngtrk_tracker_load_file(t, path.c_str(), 0));
+        head[8] = 1;  // a version this library reads, cut inside the header
+        EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_tracker_load(t, head.data(), head.size()));
+        EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find("truncated inside the header"));
+    }
+    std::remove(path.c_str());
+    rngtrk_tracker_free(t);
+}

@@ -5,6 +5,12 @@
 
 #include "cli.h"
 
+/* The parameters each distribution takes (the command offers the
+ * distributions it has options for: the first KNOWN_DISTS). */
+enum { KNOWN_DISTS = 4 };
+static const char *const kParams[KNOWN_DISTS][2] = {
+    {NULL, NULL}, {"--low", "--high"}, {"--mean", "--std"}, {"--p", NULL}};
+
 /* The names of layouts, distributions and dtypes are the library's
  * (numbered from 0 without gaps): a choice's index is the value. */
 enum { MAX_KIND = 16 };
@@ -14,7 +20,7 @@ static int nlayouts, ndists, ndtypes;
 static void list_kinds(void) {
     while (nlayouts < MAX_KIND && (layouts[nlayouts] = rngtrk_layout_name((rngtrk_layout)nlayouts)) != NULL)
         ++nlayouts;
-    while (ndists < MAX_KIND && (dists[ndists] = rngtrk_distribution_name((rngtrk_distribution)ndists)) != NULL)
+    while (ndists < KNOWN_DISTS && (dists[ndists] = rngtrk_distribution_name((rngtrk_distribution)ndists)) != NULL)
         ++ndists;
     while (ndtypes < MAX_KIND && (dtypes[ndtypes] = rngtrk_dtype_name((rngtrk_dtype)ndtypes)) != NULL) ++ndtypes;
 }
@@ -34,9 +40,6 @@ static int default_dtype(int dist) {
         if (makes(dist, t)) return t;
     return RNGTRK_DTYPE_F32;
 }
-
-/* The parameters each distribution takes. */
-static const char *const kParams[4][2] = {{NULL, NULL}, {"--low", "--high"}, {"--mean", "--std"}, {"--p", NULL}};
 
 enum { CHUNK = 1 << 16 }; /* elements per library call: bounded memory for any --count */
 
@@ -81,9 +84,11 @@ static void print_value(const unsigned char *p, int dtype, size_t width, int raw
 }
 
 static int refuse_dtype(int dist, int dtype) {
-    char list[128] = "";
-    for (int t = 0, n = 0; t < ndtypes; ++t)
-        if (makes(dist, t)) snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", n++ ? ", " : "", dtypes[t]);
+    char list[128] = ""; /* the default first, as the usage text lists them */
+    const int first = default_dtype(dist);
+    snprintf(list, sizeof list, "%s", dtypes[first]);
+    for (int t = 0; t < ndtypes; ++t)
+        if (t != first && makes(dist, t)) snprintf(list + strlen(list), sizeof list - strlen(list), ", %s", dtypes[t]);
     return usage_error("sample", "--dist %s makes --dtype %s, not %s", dists[dist], list, dtypes[dtype]);
 }
 

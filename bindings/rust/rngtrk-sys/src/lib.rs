@@ -398,7 +398,7 @@ extern "C" {
     #[doc = "  into `*out_before` (if not NULL), then adds `increment` rounded up to a"]
     #[doc = "  multiple of 4 to its offset (PyTorch's philox_cuda_state rule).  Draw"]
     #[doc = "  the reserved numbers from `*out_before`.  Returns `RNGTRK_OK`;"]
-    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (t is NULL); `RNGTRK_E_OVERFLOW` if the"]
+    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (tracker is NULL); `RNGTRK_E_OVERFLOW` if the"]
     #[doc = "  offset would pass 2^64 - 1 (nothing changes)."]
     pub fn rngtrk_tracker_advance(
         tracker: *mut rngtrk_tracker,
@@ -411,7 +411,7 @@ extern "C" {
     #[doc = "  `*out_len`.  Pass dst = NULL, capacity = 0 to learn the length (a size"]
     #[doc = "  query: it returns `RNGTRK_OK`).  Open forks are not recorded; named"]
     #[doc = "  states are recorded with their live values.  Returns `RNGTRK_OK`;"]
-    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (t or out_len NULL, or dst NULL with"]
+    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (tracker or out_len NULL, or dst NULL with"]
     #[doc = "  capacity > 0); `RNGTRK_E_BUFFER_TOO_SMALL` (capacity < length;"]
     #[doc = "  `*out_len` still receives the length, nothing is written to dst)."]
     pub fn rngtrk_tracker_save(
