@@ -77,10 +77,8 @@ RNGTRK_API const char *rngtrk_seed_policy_name(rngtrk_seed_policy policy) {
 
 RNGTRK_API rngtrk_status rngtrk_seed_policy_from_name(const char *name, rngtrk_seed_policy *out) {
     return guarded([&] {
-        require_pointer(name, "name");
-        require_pointer(out, "out");
-        *out = static_cast<rngtrk_seed_policy>(rngtrk::value_of_name(
-            name, "seeding policy", "policies", [](uint32_t v) { return rngtrk::seed_policy_name(v); }));
+        rngtrk::value_of_name(name, out, "seeding policy", "policies",
+                              [](uint32_t v) { return rngtrk::seed_policy_name(v); });
     });
 }
 

@@ -20,9 +20,7 @@ RNGTRK_API const char *rngtrk_layout_name(rngtrk_layout layout) { return layout_
 
 RNGTRK_API rngtrk_status rngtrk_layout_from_name(const char *name, rngtrk_layout *out) {
     return rngtrk::guarded([&] {
-        rngtrk::require_pointer(name, "name");
-        rngtrk::require_pointer(out, "out");
-        *out = static_cast<rngtrk_layout>(rngtrk::value_of_name(name, "layout", "layouts", layout_name));
+        rngtrk::value_of_name(name, out, "layout", "layouts", layout_name);
     });
 }
 
@@ -32,9 +30,7 @@ RNGTRK_API const char *rngtrk_distribution_name(rngtrk_distribution distribution
 
 RNGTRK_API rngtrk_status rngtrk_distribution_from_name(const char *name, rngtrk_distribution *out) {
     return rngtrk::guarded([&] {
-        rngtrk::require_pointer(name, "name");
-        rngtrk::require_pointer(out, "out");
-        *out = static_cast<rngtrk_distribution>(rngtrk::value_of_name(name, "distribution", "distributions", dist_name));
+        rngtrk::value_of_name(name, out, "distribution", "distributions", dist_name);
     });
 }
 
@@ -42,9 +38,7 @@ RNGTRK_API const char *rngtrk_dtype_name(rngtrk_dtype dtype) { return dtype_name
 
 RNGTRK_API rngtrk_status rngtrk_dtype_from_name(const char *name, rngtrk_dtype *out) {
     return rngtrk::guarded([&] {
-        rngtrk::require_pointer(name, "name");
-        rngtrk::require_pointer(out, "out");
-        *out = static_cast<rngtrk_dtype>(rngtrk::value_of_name(name, "dtype", "dtypes", dtype_name));
+        rngtrk::value_of_name(name, out, "dtype", "dtypes", dtype_name);
     });
 }
 

@@ -16,7 +16,6 @@ using rngtrk::checked_range;
 using rngtrk::checked_slice;
 using rngtrk::SpecUse;
 using rngtrk::to_c;
-using rngtrk::tracker_of;
 
 extern "C" {
 
@@ -71,7 +70,8 @@ RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *tracker, const rn
                                                uint64_t count, void *out, size_t out_capacity,
                                                rngtrk_philox_state *out_before) {
     return guarded([&] {
-        rngtrk::Tracker &t = tracker_of(tracker);
+        require_pointer(tracker, "tracker");
+        rngtrk::Tracker &t = tracker->impl;
         const rngtrk::PhiloxState active = t.active_state();
         const rngtrk::RangeRequest r =
             checked_range(&active, spec, SpecUse::sample, &count, 0, count, out, out_capacity);
@@ -86,7 +86,8 @@ RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *tracker, co
                                                      const uint64_t *start, const uint64_t *local_shape, void *out,
                                                      size_t out_capacity, rngtrk_philox_state *out_before) {
     return guarded([&] {
-        rngtrk::Tracker &t = tracker_of(tracker);
+        require_pointer(tracker, "tracker");
+        rngtrk::Tracker &t = tracker->impl;
         const rngtrk::PhiloxState active = t.active_state();
         const rngtrk::SliceRequest r =
             checked_slice(&active, spec, ndim, global_shape, start, local_shape, out, out_capacity);
@@ -100,7 +101,8 @@ RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *tracker, con
                                                     uint64_t count, const float *in, float *out,
                                                     rngtrk_philox_state *out_before) {
     return guarded([&] {
-        rngtrk::Tracker &t = tracker_of(tracker);
+        require_pointer(tracker, "tracker");
+        rngtrk::Tracker &t = tracker->impl;
         const rngtrk::PhiloxState active = t.active_state();
         const rngtrk::RangeRequest r =
             checked_range(&active, spec, SpecUse::dropout, &count, 0, count, out, SIZE_MAX, in);

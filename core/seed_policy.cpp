@@ -5,6 +5,7 @@
 
 #include "distributed.h"
 #include "error.h"
+#include "name_list.h"
 
 namespace rngtrk {
 
@@ -141,22 +142,6 @@ bool seed_policy_from_value(uint32_t value, SeedPolicy *out) {
     return true;
 }
 
-bool seed_policy_from_name(std::string_view name, SeedPolicy *out) {
-    for (const PolicyRule &p : kPolicies)
-        if (name == p.name) {
-            *out = p.policy;
-            return true;
-        }
-    return false;
-}
-
-std::string seed_policy_list() {
-    std::string out;
-    const size_t n = sizeof kPolicies / sizeof kPolicies[0];
-    for (size_t i = 0; i < n; ++i) out += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(kPolicies[i].name);
-    return out;
-}
-
 const char *seed_flag_name(uint32_t flag) {
     for (const FlagRule &f : kFlags)
         if (flag == f.bit) return f.name;
@@ -179,7 +164,7 @@ SeedPolicy checked_seed_policy(uint32_t value) {
     SeedPolicy p;
     if (!seed_policy_from_value(value, &p))
         fail(Status::invalid_argument,
-             "unknown seeding policy " + std::to_string(value) + " (the policies are " + seed_policy_list() + ")");
+             "unknown seeding policy " + std::to_string(value) + " (the policies are " + known_names(seed_policy_name) + ")");
     return p;
 }
 

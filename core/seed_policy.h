@@ -51,12 +51,6 @@ const char *seed_policy_name(uint32_t value);
 // The policy of a stored or passed value; false for an unknown one.
 bool seed_policy_from_value(uint32_t value, SeedPolicy *out);
 
-// The policy called `name`; false for an unknown name.
-bool seed_policy_from_name(std::string_view name, SeedPolicy *out);
-
-// "megatron, slapo or derived": the policies, for messages.
-std::string seed_policy_list();
-
 // The name of exactly one known flag bit ("dp-random-init",
 // "always-enable-tp-seed"), or nullptr.
 const char *seed_flag_name(uint32_t flag);
