@@ -146,6 +146,14 @@ def test_install_reaches_every_slapo_call_site(install_first):
     slapo, srandom, checkpoint, tensor_parallel, verify = modules
     ours = s.get_cuda_rng_tracker()
     assert all(t is ours for t in call_sites(modules).values()), call_sites(modules)
+    # Each module that imported slapo.random's functions by name now holds ours.
+    for module in (slapo, checkpoint, tensor_parallel, verify):
+        for name in ("get_cuda_rng_tracker", "model_parallel_cuda_manual_seed", "is_random_seed_set",
+                     "set_random_seed", "_set_cuda_rng_state"):
+            if name in vars(module):
+                assert vars(module)[name] is getattr(s, name), (module.__name__, name)
+    assert sum(name in vars(m) for m in (slapo, checkpoint, tensor_parallel, verify)
+               for name in ("get_cuda_rng_tracker", "set_random_seed", "is_random_seed_set")) >= 4
     assert isinstance(ours, srandom.CudaRNGStatesTracker), "slapo's isinstance checks accept it"
     assert isinstance(srandom.CudaRNGStatesTracker(), s.CudaRNGStatesTracker)
     # slapo's seeding reached through an early-bound name (verify's) seeds ours.
