@@ -42,6 +42,7 @@ from ..state import PhiloxState
 from ._generators import cuda_ready, default_generator, read_generator, write_generator
 from ._ops import rand
 from ._tracker import RngtrkStatesTracker
+from .megatron import get_cuda_rng_tracker
 
 NVFUSER_UNIT = 4          # torch generator offsets per nvFuser offset (nvFuser's "divide offset by 4")
 _INT64_MAX = 2 ** 63 - 1  # Thunder reads the seed and offset as int64
@@ -97,6 +98,12 @@ def _torch_offset(offset, unit):
     return offset * unit
 
 
+def _after_draw(state):
+    """The state after Thunder's draw: the next whole nvFuser unit (Thunder's
+    rule, which also takes offsets that are not multiples of 4)."""
+    return PhiloxState(state.seed, (state.offset // NVFUSER_UNIT + 1) * NVFUSER_UNIT)
+
+
 def get_and_update_rng_state(seed=None, offset=None, device="cuda", *, tracker=None):
     """(seed, offset in nvFuser units) of the generator of `device`, which
     moves on to (offset + 1) * 4 in torch units (module text)."""
@@ -109,15 +116,13 @@ def get_and_update_rng_state(seed=None, offset=None, device="cuda", *, tracker=N
                                      "rngtrk's generator)")
         generator = default_generator(device)
         state = read_generator(generator)
-        nv_offset = state.offset // NVFUSER_UNIT
-        write_generator(generator, PhiloxState(state.seed, (nv_offset + 1) * NVFUSER_UNIT))
-        return _as_signed(state.seed), nv_offset
+        write_generator(generator, _after_draw(state))
+        return _as_signed(state.seed), state.offset // NVFUSER_UNIT
     if tracker is None:  # CPU-only torch: the process tracker plays the CUDA generator
-        from .megatron import get_cuda_rng_tracker
         tracker = get_cuda_rng_tracker()
     if isinstance(tracker, RngtrkStatesTracker):
         state = tracker.generator_state()
-        tracker.set_generator_state(PhiloxState(state.seed, (state.offset // NVFUSER_UNIT + 1) * NVFUSER_UNIT))
+        tracker.set_generator_state(_after_draw(state))
     else:  # a plain rngtrk.Tracker: its active state, moved on by 4 (its offsets are multiples of 4)
         state = tracker.advance(NVFUSER_UNIT)
     return _as_signed(state.seed), state.offset // NVFUSER_UNIT
