@@ -225,6 +225,11 @@ class RngtrkStatesTracker:
 
     # -- forks ------------------------------------------------------------------
 
+    def _not_added(self, name, error):
+        """The error fork() raises on entry for a name not added (a drop-in
+        whose upstream words it otherwise overrides this)."""
+        return UnknownNameError(f"cuda rng state {name} is not added ({error.message})", error.code)
+
     def _enter(self, name):
         c_fork = self._fork_of.get(name)
         if c_fork is None:
@@ -232,7 +237,7 @@ class RngtrkStatesTracker:
         try:
             c_fork.__enter__()
         except UnknownNameError as e:
-            raise UnknownNameError(f"cuda rng state {name} is not added ({e.message})", e.code) from None
+            raise self._not_added(name, e) from None
         try:
             if self._graph_safe:
                 generator = default_generator()

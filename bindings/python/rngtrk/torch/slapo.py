@@ -52,15 +52,8 @@ class CudaRNGStatesTracker(RngtrkStatesTracker):
     def __init__(self, *, tracker=None):
         super().__init__(graph_safe=False, tracker=tracker)
 
-    def fork(self, name=_MODEL_PARALLEL_RNG_TRACKER_NAME):
-        """A context manager: inside it the named state is what the
-        generator draws from; SeedNotSetError on entry for a name not added."""
-        return super().fork(name)
-
-    def _enter(self, name):
-        if name not in self.tracker:
-            raise SeedNotSetError(f"cuda rng state {name} is not added. Did you call 'set_random_seed'?")
-        super()._enter(name)
+    def _not_added(self, name, error):
+        return SeedNotSetError(f"cuda rng state {name} is not added. Did you call 'set_random_seed'?", error.code)
 
 
 # The process tracker.  install() moves it into slapo.random's globals, and
