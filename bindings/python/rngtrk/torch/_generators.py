@@ -101,7 +101,7 @@ def read_generator(generator):
 
 
 def write_generator(generator, state):
-    """Sets a CUDA torch.Generator to `state` (no clone of the tensor:
+    """Sets a torch.Generator to `state` (no clone of the tensor:
     set_state copies the 16 bytes)."""
     generator.set_state(state_tensor(state))
 

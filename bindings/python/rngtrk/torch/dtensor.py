@@ -222,7 +222,7 @@ class OffsetBasedRNGTracker:
                 yield here
             after = PhiloxState(start.seed, post)
         if generator is not None:
-            generator.set_state(state_tensor(after))
+            write_generator(generator, after)
         else:
             self._store(after)
 
