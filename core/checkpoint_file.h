@@ -2,6 +2,7 @@
 // fsync of the folder) and read header first.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
