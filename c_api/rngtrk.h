@@ -804,8 +804,26 @@ RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *tracker, uin
  *  holds the region). */
 RNGTRK_API rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *tracker, uint64_t mark);
 
-/** Ends the open replay; `RNGTRK_E_REPLAY_MISMATCH` if it made fewer
- *  reservations than the region holds (the replay ends either way). */
+/** The ledger's position (the number of the next reservation) in `*out`,
+ *  without taking a mark: no region ends there.  Returns `RNGTRK_OK` or
+ *  `RNGTRK_E_INVALID_ARGUMENT` (ledger off, `out` NULL). */
+RNGTRK_API rngtrk_status rngtrk_tracker_ledger_position(const rngtrk_tracker *tracker, uint64_t *out);
+
+/** Starts a replay that may stop early: until rngtrk_tracker_replay_end,
+ *  every reservation must equal, in order, the one recorded at the same
+ *  place from `position` on (a position or a mark taken earlier), as far as
+ *  the replay goes; rngtrk_tracker_replay_end then accepts fewer
+ *  reservations than were recorded since.  For recomputation whose region
+ *  has no known end (torch's activation checkpointing, which may also stop
+ *  a recompute once it has what backward needs: docs/ledger.md).  Returns
+ *  `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` (ledger off, a position past
+ *  the ledger's, a replay already open) or `RNGTRK_E_REPLAY_MISMATCH` (the
+ *  log no longer holds the reservations from `position`). */
+RNGTRK_API rngtrk_status rngtrk_tracker_replay_prefix_begin(rngtrk_tracker *tracker, uint64_t position);
+
+/** Ends the open replay; `RNGTRK_E_REPLAY_MISMATCH` if a replay begun by
+ *  rngtrk_tracker_replay_begin made fewer reservations than the region
+ *  holds (the replay ends either way). */
 RNGTRK_API rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *tracker);
 
 /** The overlaps RECORD mode recorded: `*count` is set to their number;

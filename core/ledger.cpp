@@ -144,19 +144,37 @@ void Ledger::replay_begin(uint64_t mark) {
     if (replaying_) fail(Status::invalid_argument, "a replay is already open: end it first");
     if (marks_.count(mark) == 0) fail(Status::invalid_argument, std::to_string(mark) + " is not a mark of this ledger");
     const auto later = marks_.upper_bound(mark);
-    const uint64_t end = later != marks_.end() ? *later : next_sequence_;
-    if (end > mark && logged(mark) == nullptr)
-        fail(Status::replay_mismatch, "the ledger no longer holds the reservations from mark " + std::to_string(mark) +
+    open_replay(mark, later != marks_.end() ? *later : next_sequence_, false);
+}
+
+uint64_t Ledger::position() const {
+    if (mode_ == LedgerMode::off) fail(Status::invalid_argument, "the ledger is off: it has no position");
+    return next_sequence_;
+}
+
+void Ledger::replay_prefix_begin(uint64_t position) {
+    if (mode_ == LedgerMode::off) fail(Status::invalid_argument, "the ledger is off: there is nothing to replay");
+    if (replaying_) fail(Status::invalid_argument, "a replay is already open: end it first");
+    if (position > next_sequence_)
+        fail(Status::invalid_argument, std::to_string(position) + " is past the ledger's position " +
+                                           std::to_string(next_sequence_));
+    open_replay(position, next_sequence_, true);
+}
+
+void Ledger::open_replay(uint64_t begin, uint64_t end, bool prefix) {
+    if (end > begin && logged(begin) == nullptr)
+        fail(Status::replay_mismatch, "the ledger no longer holds the reservations from " + std::to_string(begin) +
                                            " (it keeps the last " + std::to_string(capacity_) + ")");
     replaying_ = true;
-    region_begin_ = cursor_ = mark;
+    prefix_ = prefix;
+    region_begin_ = cursor_ = begin;
     region_end_ = end;
 }
 
 void Ledger::replay_end() {
     if (!replaying_) fail(Status::invalid_argument, "no replay is open");
     replaying_ = false;
-    if (cursor_ != region_end_)
+    if (cursor_ != region_end_ && !prefix_)
         fail(Status::replay_mismatch, "the replay made " + std::to_string(cursor_ - region_begin_) +
                                            " reservations, the forward made " +
                                            std::to_string(region_end_ - region_begin_) + " (region [" +

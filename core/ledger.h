@@ -59,6 +59,13 @@ public:
     // the next mark taken.
     uint64_t mark();
     void replay_begin(uint64_t mark);
+    // The position of the next reservation, marking nothing (no region
+    // ends there), and a replay of everything reserved from a position on
+    // that may stop early: replay_end then accepts fewer reservations.
+    // (Activation recomputation hooked into torch's RNG state, which
+    // cannot tell where a checkpointed region ends: rngtrk.torch.)
+    uint64_t position() const;
+    void replay_prefix_begin(uint64_t position);
     void replay_end();
     bool replaying() const { return replaying_; }
 
@@ -80,6 +87,7 @@ private:
     const Entry *logged(uint64_t sequence) const;
     bool earlier_on(uint64_t seed, uint64_t begin, uint64_t end, Reservation *out) const;
     void check_replay(std::string_view name, uint64_t seed, uint64_t begin, uint64_t end);
+    void open_replay(uint64_t begin, uint64_t end, bool prefix);
     void insert(IntervalSet &set, uint64_t begin, uint64_t end);
 
     LedgerMode mode_ = LedgerMode::off;
@@ -93,6 +101,7 @@ private:
     std::set<uint64_t> marks_;
     std::vector<Overlap> overlaps_;  // record mode
     bool replaying_ = false;
+    bool prefix_ = false;  // the open replay may stop early
     uint64_t cursor_ = 0, region_end_ = 0, region_begin_ = 0;
 };
 

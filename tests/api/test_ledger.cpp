@@ -240,6 +240,66 @@ TEST(Ledger, MisuseIsRefusedAndTheLedgerSurvivesSetStatesButNotCheckpoints) {
     EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_ledger_mark(other.get(), &m));
 }
 
+TEST(Ledger, APositionEndsNoRegionAndAPrefixReplayMayStopEarlyButNotDiffer) {
+    TrackerPtr t = seeded(RNGTRK_LEDGER_RAISE);
+    const States s0 = take(t.get());
+    uint64_t m0, p1, p2;
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_ledger_mark(t.get(), &m0));
+    ASSERT_EQ(RNGTRK_OK, layer(t.get(), 0));
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_ledger_position(t.get(), &p1));
+    EXPECT_EQ(m0 + 3, p1) << "a layer makes three reservations";
+    const States s1 = take(t.get());
+    ASSERT_EQ(RNGTRK_OK, layer(t.get(), 1));
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_ledger_position(t.get(), &p2));
+    const States after = take(t.get());
+    // A position is not a mark: the region of m0 still holds both layers.
+    put(t.get(), s0);
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_replay_begin(t.get(), m0));
+    ASSERT_EQ(RNGTRK_OK, layer(t.get(), 0)) << rngtrk_last_error();
+    EXPECT_EQ(RNGTRK_E_REPLAY_MISMATCH, rngtrk_tracker_replay_end(t.get())) << "the region holds the second layer";
+    EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_replay_begin(t.get(), p1)) << "a position is not a mark";
+    // A prefix replay from p1: the second layer, then stopping early is fine.
+    put(t.get(), s1);
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_replay_prefix_begin(t.get(), p1));
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_fork(t.get(), "data-parallel-rng"));
+    ASSERT_EQ(RNGTRK_OK, draw(t.get(), "model-parallel-rng", 4096)) << rngtrk_last_error();
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_restore(t.get(), "data-parallel-rng"));
+    uint64_t during;
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_ledger_position(t.get(), &during));
+    EXPECT_EQ(p2, during) << "a replay records nothing";
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_replay_end(t.get())) << "a prefix replay may stop early";
+    // ... but a draw that differs is caught, and changes nothing.
+    put(t.get(), s1);
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_replay_prefix_begin(t.get(), p1));
+    const Snapshot before = snapshot(t.get());
+    EXPECT_EQ(RNGTRK_E_REPLAY_MISMATCH, draw(t.get(), nullptr, 8)) << "the forward drew in model-parallel-rng first";
+    EXPECT_NE(std::string(rngtrk_last_error()).find("expected state 'model-parallel-rng'"), std::string::npos)
+        << rngtrk_last_error();
+    EXPECT_TRUE(before == snapshot(t.get()));
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_replay_end(t.get()));
+    // ... and so is a replay that draws past everything recorded.
+    put(t.get(), s1);
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_replay_prefix_begin(t.get(), p1));
+    ASSERT_EQ(RNGTRK_OK, layer(t.get(), 1)) << rngtrk_last_error();
+    EXPECT_EQ(RNGTRK_E_REPLAY_MISMATCH, draw(t.get(), nullptr, 4));
+    EXPECT_NE(std::string(rngtrk_last_error()).find("draws more than the forward"), std::string::npos);
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_replay_end(t.get()));
+    put(t.get(), after);
+    // Refusals: past the position, a replay already open, ledger off, NULLs.
+    EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_replay_prefix_begin(t.get(), p2 + 1));
+    EXPECT_NE(std::string(rngtrk_last_error()).find("past the ledger's position"), std::string::npos);
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_replay_prefix_begin(t.get(), p2));
+    EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_replay_prefix_begin(t.get(), p2));
+    EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_replay_begin(t.get(), m0));
+    ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_replay_end(t.get()));
+    EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_ledger_position(t.get(), nullptr));
+    EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_ledger_position(nullptr, &p1));
+    EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_replay_prefix_begin(nullptr, 0));
+    TrackerPtr off = new_tracker();
+    EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_ledger_position(off.get(), &p1));
+    EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_replay_prefix_begin(off.get(), 0));
+}
+
 TEST(Ledger, CapacityDropsTheOldestReservationsAndSaysSoOnReplay) {
     TrackerPtr t = seeded(RNGTRK_LEDGER_RAISE);
     ASSERT_EQ(RNGTRK_OK, rngtrk_tracker_set_ledger(t.get(), RNGTRK_LEDGER_RAISE, 8));
@@ -252,6 +312,7 @@ TEST(Ledger, CapacityDropsTheOldestReservationsAndSaysSoOnReplay) {
     put(t.get(), s0);
     EXPECT_EQ(RNGTRK_E_REPLAY_MISMATCH, rngtrk_tracker_replay_begin(t.get(), m0));
     EXPECT_NE(std::string(rngtrk_last_error()).find("keeps the last 8"), std::string::npos) << rngtrk_last_error();
+    EXPECT_EQ(RNGTRK_E_REPLAY_MISMATCH, rngtrk_tracker_replay_prefix_begin(t.get(), m0)) << "the same for a prefix";
     // Reuse is still caught: the merged ranges are kept apart from the log.
     EXPECT_EQ(RNGTRK_E_STREAM_REUSE, draw(t.get(), nullptr, 4));
 }

@@ -225,6 +225,8 @@ typedef struct rngtrk_overlap {
 rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *tracker, rngtrk_ledger_mode mode, uint64_t capacity);
 rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *tracker, uint64_t *out);
 rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *tracker, uint64_t mark);
+rngtrk_status rngtrk_tracker_ledger_position(const rngtrk_tracker *tracker, uint64_t *out);
+rngtrk_status rngtrk_tracker_replay_prefix_begin(rngtrk_tracker *tracker, uint64_t position);
 rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *tracker);
 rngtrk_status rngtrk_tracker_ledger_overlaps(const rngtrk_tracker *tracker, rngtrk_overlap *out,
                                                         size_t capacity, size_t *count);

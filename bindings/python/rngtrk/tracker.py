@@ -438,6 +438,14 @@ class Tracker:
         self._call(lib.rngtrk_tracker_ledger_mark, out)
         return out[0]
 
+    def ledger_position(self):
+        """The ledger's position (the number of the next reservation),
+        without taking a mark: no region ends there.  InvalidArgumentError
+        when the ledger is off."""
+        out = ffi.new("uint64_t *")
+        self._call(lib.rngtrk_tracker_ledger_position, out)
+        return out[0]
+
     @contextlib.contextmanager
     def replay(self, mark):
         """Replays the region of `mark`: inside the block every reservation
@@ -452,6 +460,21 @@ class Tracker:
                 lib.rngtrk_tracker_replay_end(self._live())  # the body's error wins
             raise
         self._call(lib.rngtrk_tracker_replay_end)
+
+    @contextlib.contextmanager
+    def replay_prefix(self, position):
+        """A replay that may stop early: inside the block every reservation
+        must equal, in order, the one recorded at the same place from
+        `position` (a ledger_position() or a mark) on, as far as the block
+        draws (ReplayMismatchError at the first that differs); drawing less
+        is not an error.  For recomputation whose region has no known end
+        (docs/ledger.md)."""
+        self._call(lib.rngtrk_tracker_replay_prefix_begin, _u64(position, "position"))
+        try:
+            yield self
+        finally:
+            with self._lock:
+                lib.rngtrk_tracker_replay_end(self._live())  # cannot fail for a prefix replay
 
     def ledger_overlaps(self):
         """The overlaps "record" mode recorded, as LedgerOverlap tuples."""

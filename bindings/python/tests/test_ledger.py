@@ -76,3 +76,41 @@ def test_a_faithful_replay_passes_and_a_divergent_one_raises():
     with pytest.raises(rngtrk.InvalidArgumentError, match="not a mark"):
         with t.replay(m + 99):
             pass
+
+
+def test_a_position_ends_no_region_and_a_prefix_replay_may_stop_early_but_not_differ():
+    t = seeded()
+    t.set_ledger("raise")
+    start = (t.get_default(), t.get_states())
+    m = t.mark()
+    with t.fork():
+        t.advance(4096)
+    p = t.ledger_position()
+    assert p == m + 1
+    t.advance(100)
+    assert t.ledger_position() == p + 1
+    middle_default = rngtrk.PhiloxState(1234, 0)
+    # The position ended no region: m's region holds both draws.
+    t.set_default(start[0])
+    t.set_states(start[1])
+    with pytest.raises(rngtrk.ReplayMismatchError, match="made 1 reservations, the forward made 2"):
+        with t.replay(m):
+            with t.fork():
+                t.advance(4096)
+    # A prefix replay from m may stop after the first draw...
+    t.set_default(start[0])
+    t.set_states(start[1])
+    with t.replay_prefix(m):
+        with t.fork():
+            t.advance(4096)
+    # ... and from p holds the second; a draw that differs raises.
+    t.set_default(middle_default)
+    with pytest.raises(rngtrk.ReplayMismatchError, match=r"expected state '\(default\)' seed 1234 offsets \[0, 100\)"):
+        with t.replay_prefix(p):
+            t.advance(104)
+    with pytest.raises(rngtrk.InvalidArgumentError, match="past the ledger's position"):
+        with t.replay_prefix(p + 5):
+            pass
+    off = rngtrk.Tracker()
+    with pytest.raises(rngtrk.InvalidArgumentError, match="the ledger is off"):
+        off.ledger_position()

@@ -100,6 +100,27 @@ impl Tracker {
         Ok(ReplayGuard { tracker: self, open: true })
     }
 
+    /// The ledger's position (the number of the next reservation), without
+    /// taking a mark: no region ends there.  Errors: `InvalidArgument`
+    /// (ledger off).
+    pub fn ledger_position(&self) -> Result<u64, Error> {
+        let mut out = 0u64;
+        // SAFETY: valid handle and out-pointer.
+        check(unsafe { sys::rngtrk_tracker_ledger_position(self.raw(), &mut out) })?;
+        Ok(out)
+    }
+
+    /// Starts a replay that may stop early: while the guard lives, every
+    /// reservation must equal, in order, the one recorded at the same place
+    /// from `position` on, as far as the replay goes; [`ReplayGuard::end`]
+    /// accepts fewer.  For recomputation whose region has no known end
+    /// (docs/ledger.md).
+    pub fn replay_prefix(&mut self, position: u64) -> Result<ReplayGuard<'_>, Error> {
+        // SAFETY: valid handle.
+        check(unsafe { sys::rngtrk_tracker_replay_prefix_begin(self.raw_mut(), position) })?;
+        Ok(ReplayGuard { tracker: self, open: true })
+    }
+
     /// The overlaps [`LedgerMode::Record`] recorded.
     pub fn ledger_overlaps(&self) -> Result<Vec<LedgerOverlap>, Error> {
         let mut count = 0usize;
@@ -182,7 +203,8 @@ pub struct ReplayGuard<'t> {
 }
 
 impl ReplayGuard<'_> {
-    /// Ends the replay; `ReplayMismatch` if it drew less than the forward.
+    /// Ends the replay; `ReplayMismatch` if a [`Tracker::replay`] drew less
+    /// than the forward.
     pub fn end(mut self) -> Result<(), Error> {
         self.open = false;
         // SAFETY: valid handle.

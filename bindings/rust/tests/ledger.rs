@@ -124,3 +124,35 @@ fn a_replay_guard_reads_forks_and_draws_the_forwards_numbers() {
     assert_eq!(e.kind(), ErrorKind::ReplayMismatch);
     assert_eq!(common::snapshot(&replay), before);
 }
+
+#[test]
+fn a_position_ends_no_region_and_a_prefix_replay_may_stop_early() {
+    let mut t = seeded(LedgerMode::Raise);
+    let mark = t.mark().unwrap();
+    t.fork("model-parallel-rng").unwrap().advance(4096).unwrap();
+    let position = t.ledger_position().unwrap();
+    assert_eq!(position, mark + 1);
+    t.advance(100).unwrap();
+    let rewind = |t: &mut Tracker| {
+        t.set_default_state(PhiloxState::new(1234, 0)).unwrap();
+        t.set_state("model-parallel-rng", PhiloxState::new(3952, 0)).unwrap();
+    };
+    // The position ended no region: the mark's region holds both draws.
+    rewind(&mut t);
+    let mut replay = t.replay(mark).unwrap();
+    replay.fork("model-parallel-rng").unwrap().advance(4096).unwrap();
+    assert_eq!(replay.end().unwrap_err().kind(), ErrorKind::ReplayMismatch);
+    // A prefix replay may stop early, but not differ.
+    rewind(&mut t);
+    let mut replay = t.replay_prefix(mark).unwrap();
+    replay.fork("model-parallel-rng").unwrap().advance(4096).unwrap();
+    replay.end().unwrap();
+    rewind(&mut t);
+    let mut replay = t.replay_prefix(position).unwrap();
+    let e = replay.advance(104).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ReplayMismatch);
+    assert!(e.message().contains("expected state '(default)' seed 1234 offsets [0, 100)"), "{}", e);
+    drop(replay);
+    assert_eq!(t.replay_prefix(position + 5).unwrap_err().kind(), ErrorKind::InvalidArgument);
+    assert_eq!(Tracker::new().unwrap().ledger_position().unwrap_err().kind(), ErrorKind::InvalidArgument);
+}

@@ -1975,8 +1975,34 @@ extern "C" {
     pub fn rngtrk_tracker_replay_begin(tracker: *mut rngtrk_tracker, mark: u64) -> rngtrk_status;
 }
 extern "C" {
-    #[doc = " Ends the open replay; `RNGTRK_E_REPLAY_MISMATCH` if it made fewer"]
-    #[doc = "  reservations than the region holds (the replay ends either way)."]
+    #[doc = " The ledger's position (the number of the next reservation) in `*out`,"]
+    #[doc = "  without taking a mark: no region ends there.  Returns `RNGTRK_OK` or"]
+    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (ledger off, `out` NULL)."]
+    pub fn rngtrk_tracker_ledger_position(
+        tracker: *const rngtrk_tracker,
+        out: *mut u64,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    #[doc = " Starts a replay that may stop early: until rngtrk_tracker_replay_end,"]
+    #[doc = "  every reservation must equal, in order, the one recorded at the same"]
+    #[doc = "  place from `position` on (a position or a mark taken earlier), as far as"]
+    #[doc = "  the replay goes; rngtrk_tracker_replay_end then accepts fewer"]
+    #[doc = "  reservations than were recorded since.  For recomputation whose region"]
+    #[doc = "  has no known end (torch's activation checkpointing, which may also stop"]
+    #[doc = "  a recompute once it has what backward needs: docs/ledger.md).  Returns"]
+    #[doc = "  `RNGTRK_OK`, `RNGTRK_E_INVALID_ARGUMENT` (ledger off, a position past"]
+    #[doc = "  the ledger's, a replay already open) or `RNGTRK_E_REPLAY_MISMATCH` (the"]
+    #[doc = "  log no longer holds the reservations from `position`)."]
+    pub fn rngtrk_tracker_replay_prefix_begin(
+        tracker: *mut rngtrk_tracker,
+        position: u64,
+    ) -> rngtrk_status;
+}
+extern "C" {
+    #[doc = " Ends the open replay; `RNGTRK_E_REPLAY_MISMATCH` if a replay begun by"]
+    #[doc = "  rngtrk_tracker_replay_begin made fewer reservations than the region"]
+    #[doc = "  holds (the replay ends either way)."]
     pub fn rngtrk_tracker_replay_end(tracker: *mut rngtrk_tracker) -> rngtrk_status;
 }
 extern "C" {
