@@ -804,9 +804,11 @@ RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *tracker, uin
  *  holds the region). */
 RNGTRK_API rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *tracker, uint64_t mark);
 
-/** The ledger's position (the number of the next reservation) in `*out`,
- *  without taking a mark: no region ends there.  Returns `RNGTRK_OK` or
- *  `RNGTRK_E_INVALID_ARGUMENT` (ledger off, `out` NULL). */
+/** The ledger's position in `*out`: the number of the next reservation,
+ *  or during a replay the number of the reservation the replay is at (its
+ *  draws stand for those: a recompute nested in a replayed one replays
+ *  from there).  Takes no mark: no region ends there.  Returns `RNGTRK_OK`
+ *  or `RNGTRK_E_INVALID_ARGUMENT` (ledger off, `out` NULL). */
 RNGTRK_API rngtrk_status rngtrk_tracker_ledger_position(const rngtrk_tracker *tracker, uint64_t *out);
 
 /** Starts a replay that may stop early: until rngtrk_tracker_replay_end,

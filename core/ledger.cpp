@@ -149,7 +149,7 @@ void Ledger::replay_begin(uint64_t mark) {
 
 uint64_t Ledger::position() const {
     if (mode_ == LedgerMode::off) fail(Status::invalid_argument, "the ledger is off: it has no position");
-    return next_sequence_;
+    return replaying_ ? cursor_ : next_sequence_;  // a replay's draws stand for the ones it replays
 }
 
 void Ledger::replay_prefix_begin(uint64_t position) {

@@ -59,9 +59,11 @@ public:
     // the next mark taken.
     uint64_t mark();
     void replay_begin(uint64_t mark);
-    // The position of the next reservation, marking nothing (no region
-    // ends there), and a replay of everything reserved from a position on
-    // that may stop early: replay_end then accepts fewer reservations.
+    // The position of the next reservation (during a replay, of the
+    // reservation the replay is at: its draws stand for those), marking
+    // nothing (no region ends there); and a replay of everything reserved
+    // from a position on that may stop early: replay_end then accepts
+    // fewer reservations.
     // (Activation recomputation hooked into torch's RNG state, which
     // cannot tell where a checkpointed region ends: rngtrk.torch.)
     uint64_t position() const;

@@ -439,9 +439,9 @@ class Tracker:
         return out[0]
 
     def ledger_position(self):
-        """The ledger's position (the number of the next reservation),
-        without taking a mark: no region ends there.  InvalidArgumentError
-        when the ledger is off."""
+        """The ledger's position: the number of the next reservation, or
+        during a replay the one the replay is at.  Takes no mark: no region
+        ends there.  InvalidArgumentError when the ledger is off."""
         out = ffi.new("uint64_t *")
         self._call(lib.rngtrk_tracker_ledger_position, out)
         return out[0]

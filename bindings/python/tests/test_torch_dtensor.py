@@ -26,10 +26,19 @@ from rngtrk.torch import dtensor  # noqa: E402
 STANDIN = "torch.distributed.tensor._random"
 
 
+_REAL = {}  # torch's own DTensor modules, set aside while the stand-in stands in
+
+
 def standin():
-    """The stand-in random module, imported afresh as DTensor's."""
+    """The stand-in random module, imported afresh as DTensor's (torch's
+    own, when something imported it already, e.g. torch.compile, is set
+    aside until the test ends)."""
     forget_modules(STANDIN)
     package = sys.modules.get("torch.distributed.tensor")
+    if package is not None and getattr(package, "__file__", None) is not None:
+        for name in ("torch.distributed.tensor", STANDIN):
+            _REAL.setdefault(name, sys.modules.pop(name, None))
+        package = None
     if package is None:
         package = types.ModuleType("torch.distributed.tensor")
         package.__path__ = [os.path.join(STANDINS, "standin_dtensor", "tensor")]
@@ -45,6 +54,10 @@ def no_install():
     forget_modules(STANDIN)
     if getattr(sys.modules.get("torch.distributed.tensor"), "__file__", None) is None:
         sys.modules.pop("torch.distributed.tensor", None)  # ours, not a real DTensor
+    for name, module in _REAL.items():
+        if module is not None:
+            sys.modules[name] = module
+    _REAL.clear()
 
 
 def spec(mesh_shape, coord, placements, shape):

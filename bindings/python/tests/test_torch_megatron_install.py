@@ -4,7 +4,9 @@ Megatron-LM's modules do at import time).  After install(), before or after
 the import, every call site reaches the one rngtrk tracker, and a dropout
 reached through an early-bound name inside Megatron's checkpoint() redraws
 the same mask in backward; without it (or with the one-attribute swap the
-docs used to give) the recompute draws another mask."""
+docs used to give) Megatron's fork misses rngtrk's draws, and, where
+torch's RNG state does not carry rngtrk's, the recompute draws another
+mask."""
 import os
 import sys
 
@@ -154,15 +156,35 @@ def test_a_recomputed_dropout_reached_through_an_early_bound_name_redraws_the_sa
 
 
 @pytest.mark.parametrize("swap", ["none", "rebind-one-attribute"])
-def test_without_install_the_recompute_silently_draws_another_mask(swap):
+def test_without_install_the_fork_misses_rngtrks_draws_and_torch_alone_recomputes_another_mask(swap):
     """The failure install() exists to prevent (and proof that the test
-    above can fail): two live trackers."""
+    above can fail): two live trackers.  Megatron's fork then swaps its own
+    tracker, not the one the dropout draws from, so the dropout draws
+    another stream than the one install() gives it.  torch's RNG state
+    carries rngtrk's states (rngtrk.torch._rng_state_hook), so Megatron's
+    checkpoint, which saves it, still replays the mask; without that, as
+    torch does alone, the recompute draws another mask too."""
+    from rngtrk.torch import _rng_state_hook
     modules = import_megatron()
     if swap == "rebind-one-attribute":  # what docs/pytorch.md told users before
         modules[0].get_cuda_rng_tracker = rt.get_cuda_rng_tracker
+    _rng_state_hook.uninstall()
+    try:
+        seed_everything(modules[0])
+        forward, recomputed = recompute_mask(modules[3])
+    finally:
+        _rng_state_hook.install()
+    assert not torch.equal(forward, recomputed), "torch alone: the recompute draws another mask"
     seed_everything(modules[0])
     forward, recomputed = recompute_mask(modules[3])
-    assert not torch.equal(forward, recomputed)
+    assert torch.equal(forward, recomputed), "torch's RNG state carries rngtrk's: the recompute replays"
+    m.install()  # (last: afterwards Megatron's module globals hold rngtrk's tracker)
+    try:
+        seed_everything(modules[0])
+        forked, _ = recompute_mask(modules[3])
+    finally:
+        m.uninstall()
+    assert not torch.equal(forward, forked), "without install() the dropout missed the model-parallel fork"
 
 
 def test_megatrons_te_tracker_class_becomes_rngtrks_and_stays_tes():

@@ -100,9 +100,9 @@ impl Tracker {
         Ok(ReplayGuard { tracker: self, open: true })
     }
 
-    /// The ledger's position (the number of the next reservation), without
-    /// taking a mark: no region ends there.  Errors: `InvalidArgument`
-    /// (ledger off).
+    /// The ledger's position: the number of the next reservation, or during
+    /// a replay the one the replay is at.  Takes no mark: no region ends
+    /// there.  Errors: `InvalidArgument` (ledger off).
     pub fn ledger_position(&self) -> Result<u64, Error> {
         let mut out = 0u64;
         // SAFETY: valid handle and out-pointer.

@@ -24,6 +24,7 @@ Imports on CPU-only torch (Debian's python3-torch): there a fork makes the
 named state active for rngtrk.torch's ops, and torch's own generators are
 left alone.
 """
+from . import _rng_state_hook
 from ._generators import graph_safe_supported, state_of, state_tensor
 from ._ops import (
     bernoulli, bernoulli_like, bernoulli_slice, dropout, dropout_slice, rand, rand_like, rand_slice, randn,
@@ -33,6 +34,8 @@ from ._tracker import CHECKPOINT_KEY
 from .megatron import CudaRNGStatesTracker, get_cuda_rng_tracker, model_parallel_cuda_manual_seed
 
 get_rng_state_tracker = get_cuda_rng_tracker  # TransformerEngine's name for the getter it takes
+
+_rng_state_hook.install()  # torch's RNG state carries rngtrk's: checkpoint recomputes replay (docs/pytorch.md)
 
 __all__ = [
     "CudaRNGStatesTracker", "get_rng_state_tracker", "get_cuda_rng_tracker", "model_parallel_cuda_manual_seed",

@@ -20,14 +20,13 @@ by its CUDA kernels on torch's current stream.  16-bit floats are made as
 f16/bf16 directly for rand (the layouts define them); randn makes f32 and
 rounds (torch's rounding, the same on CPU and CUDA).
 """
-import math
-
 import torch
 
 from ..errors import invalid
-from ..sampling import cuda_sample, cuda_sample_slice, offset_increment, sample, sample_slice
-from ..state import as_state
-from ._tracker import RngtrkStatesTracker
+from ._kernels import NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, numel
+from ._generators import state_of
+from ._rng_state_hook import follow
+from ._torch_ops import draw_untraced, register, sample_op, traceable_state, tracing, tracker_sample_op
 
 _RAND_DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16"}
 _NORMAL_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
@@ -44,57 +43,34 @@ def _size(size):
     return tuple(size)
 
 
-def _numel(shape, what):
-    n = math.prod(shape)
-    if n >= 1 << 64:
-        from ..errors import RngtrkOverflowError
-        raise RngtrkOverflowError(f"{what} {tuple(shape)} has {n} elements: element indices must fit in 64 bits")
-    return n
+def _default_tracker():
+    from .megatron import get_cuda_rng_tracker
+    return get_cuda_rng_tracker()
 
 
-def _source(state, tracker):
-    """(the state to draw from, a function that moves the tracker past an
-    increment, or None for an explicit state: nothing to move)."""
-    if state is not None:
-        return as_state(state), None
-    if tracker is None:
-        from .megatron import get_cuda_rng_tracker
-        tracker = get_cuda_rng_tracker()
-    if isinstance(tracker, RngtrkStatesTracker):
-        return tracker.peek(), tracker.consume
-    return tracker.active_state(), tracker.advance
-
-
-def _fill(out, state, spec, box=None):
-    """Fills `out` (any device) with `spec`'s elements, or a box of them."""
-    if out.device.type == "cuda":
-        if box is None:
-            cuda_sample(state, out, **spec)
-        else:
-            cuda_sample_slice(state, *box, out, **spec)
-    elif out.device.type == "cpu":
-        if box is None:
-            sample(state, out.numel(), out=out, **spec)
-        else:
-            sample_slice(state, *box, out=out, **spec)
-    else:
-        raise TypeError(f"rngtrk.torch fills CPU and CUDA tensors, not {out.device.type} ones")
-
-
-def _draw(shape, dist, rng_dtype, torch_dtype, device, state, tracker, layout, params, box=None, out=None):
+def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry, box=None):
     """The core of every op: a tensor of `shape` (the box's, for a slice)
-    drawn as elements of the tensor `params['numel']`-long, committed after."""
-    spec = dict(layout=layout, dist=dist, dtype=rng_dtype, **params)
-    whole = box[0] if box is not None else shape
-    numel = _numel(whole, "the tensor")
-    start, commit = _source(state, tracker)
-    if out is None:
-        out = torch.empty(shape, dtype=torch_dtype, device=device)
-    _fill(out, start, spec, box)
-    if commit is not None:  # only a tracker moves, once the tensor is filled
-        commit(offset_increment(numel, layout=layout, dist=dist, dtype=rng_dtype,
-                                **{k: v for k, v in params.items() if k in _GEOMETRY}))
-    return out
+    drawn as elements of the tensor box[0] (or `shape`): from `state`, or
+    from `tracker` (default: the process tracker), which moves once the
+    tensor is filled.  While torch traces the caller, through the torch
+    operators of _torch_ops (the same functions underneath)."""
+    spec = Spec(layout, dist, rng_dtype, float(a), float(b), geometry.get("sm_count", NO_GEOMETRY),
+                geometry.get("max_threads_per_sm", NO_GEOMETRY))
+    numel(box[0] if box is not None else shape)  # a tensor past 2^64 elements: refused before anything
+    device = torch.device(device)
+    if state is not None:
+        if not tracing():
+            return draw_from_state(state_of(state), spec, shape, box, device)
+        if traceable_state(state):
+            return sample_op(state, spec, shape, box, device)
+        return draw_untraced(state, spec, shape, box, device)
+    if tracker is None:
+        tracker = _default_tracker()
+    if tracing():
+        return tracker_sample_op(tracker, spec, shape, box, device)
+    follow(tracker)
+    register(tracker)
+    return draw_from_tracker(tracker, spec, shape, box, device)
 
 
 def _float_dtype(dtype, table, op):
@@ -118,8 +94,7 @@ def rand(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", lay
     an H100's 132 and 2048, on every device, so that CPU and CUDA agree)."""
     shape = _size(size)
     rng_dtype = _float_dtype(dtype, _RAND_DTYPES, "rand")
-    params = dict(low=low, high=high, **_geometry(geometry, "rand"))
-    return _draw(shape, "uniform", rng_dtype, dtype, device, state, tracker, layout, params)
+    return _draw(shape, "uniform", rng_dtype, device, state, tracker, layout, low, high, _geometry(geometry, "rand"))
 
 
 def randn(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", layout="stateless", mean=0.0, std=1.0,
@@ -127,11 +102,11 @@ def randn(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", la
     """Normal values (Box-Muller): f32 and f64 as drawn; f16 and bf16 are
     the f32 values rounded to the dtype."""
     shape = _size(size)
-    params = dict(mean=mean, std=std, **_geometry(geometry, "randn"))
+    geometry = _geometry(geometry, "randn")
     if dtype in (torch.float16, torch.bfloat16):
-        return _draw(shape, "normal", "f32", torch.float32, device, state, tracker, layout, params).to(dtype)
+        return _draw(shape, "normal", "f32", device, state, tracker, layout, mean, std, geometry).to(dtype)
     rng_dtype = _float_dtype(dtype, _NORMAL_DTYPES, "randn")
-    return _draw(shape, "normal", rng_dtype, dtype, device, state, tracker, layout, params)
+    return _draw(shape, "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry)
 
 
 def _check_p(p, op):
@@ -145,8 +120,8 @@ def bernoulli(*size, p=0.5, state=None, tracker=None, dtype=torch.uint8, device=
     """1 with probability p, else 0, as uint8 (or converted to `dtype`,
     e.g. torch.bool or a float type)."""
     shape = _size(size)
-    params = dict(p=_check_p(p, "bernoulli"), **_geometry(geometry, "bernoulli"))
-    mask = _draw(shape, "bernoulli", "u8", torch.uint8, device, state, tracker, layout, params)
+    mask = _draw(shape, "bernoulli", "u8", device, state, tracker, layout, _check_p(p, "bernoulli"), 0.0,
+                 _geometry(geometry, "bernoulli"))
     return mask if dtype == torch.uint8 else mask.to(dtype)
 
 
@@ -204,7 +179,7 @@ def _box(global_shape, start, local_shape):
     box = tuple(tuple(int(v) for v in dims) for dims in (global_shape, start, local_shape))
     if not len(box[0]) == len(box[1]) == len(box[2]):
         raise invalid("global_shape, start and local_shape need the same number of dimensions")
-    _numel(box[0], "global_shape")
+    numel(box[0], "global_shape")
     return box
 
 
@@ -216,28 +191,28 @@ def rand_slice(global_shape, start, local_shape, *, state=None, tracker=None, dt
     the same on every rank."""
     box = _box(global_shape, start, local_shape)
     rng_dtype = _float_dtype(dtype, _RAND_DTYPES, "rand_slice")
-    params = dict(low=low, high=high, **_geometry(geometry, "rand_slice"))
-    return _draw(box[2], "uniform", rng_dtype, dtype, device, state, tracker, layout, params, box=box)
+    return _draw(box[2], "uniform", rng_dtype, device, state, tracker, layout, low, high,
+                 _geometry(geometry, "rand_slice"), box=box)
 
 
 def randn_slice(global_shape, start, local_shape, *, state=None, tracker=None, dtype=torch.float32, device="cpu",
                 layout="stateless", mean=0.0, std=1.0, **geometry):
     """The box of randn(global_shape) (f16/bf16: the f32 values rounded)."""
     box = _box(global_shape, start, local_shape)
-    params = dict(mean=mean, std=std, **_geometry(geometry, "randn_slice"))
+    geometry = _geometry(geometry, "randn_slice")
     if dtype in (torch.float16, torch.bfloat16):
-        return _draw(box[2], "normal", "f32", torch.float32, device, state, tracker, layout, params,
+        return _draw(box[2], "normal", "f32", device, state, tracker, layout, mean, std, geometry,
                      box=box).to(dtype)
     rng_dtype = _float_dtype(dtype, _NORMAL_DTYPES, "randn_slice")
-    return _draw(box[2], "normal", rng_dtype, dtype, device, state, tracker, layout, params, box=box)
+    return _draw(box[2], "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry, box=box)
 
 
 def bernoulli_slice(global_shape, start, local_shape, *, p=0.5, state=None, tracker=None, dtype=torch.uint8,
                     device="cpu", layout="stateless", **geometry):
     """The box of bernoulli(global_shape, p=p)."""
     box = _box(global_shape, start, local_shape)
-    params = dict(p=_check_p(p, "bernoulli_slice"), **_geometry(geometry, "bernoulli_slice"))
-    mask = _draw(box[2], "bernoulli", "u8", torch.uint8, device, state, tracker, layout, params, box=box)
+    mask = _draw(box[2], "bernoulli", "u8", device, state, tracker, layout, _check_p(p, "bernoulli_slice"), 0.0,
+                 _geometry(geometry, "bernoulli_slice"), box=box)
     return mask if dtype == torch.uint8 else mask.to(dtype)
 
 

@@ -44,6 +44,7 @@ from ..tracker import DEFAULT_FORK_NAME, Tracker
 from ._generators import (
     capturing, cuda_ready, default_generator, new_generator, read_generator, state_of, state_tensor, write_generator,
 )
+from . import _rng_state_hook, _torch_ops
 
 CHECKPOINT_KEY = "rngtrk_checkpoint"
 DEFAULT_RNG_NAME = "default-rng"  # Megatron-LM's name for "no fork open"
@@ -60,7 +61,11 @@ class DuplicateStateSeedError(DuplicateSeedError, RuntimeError):
 
 
 class _Fork:
-    """The context manager fork() returns: nothing happens until it is entered."""
+    """The context manager fork() returns: nothing happens until it is
+    entered.  While torch traces the caller (torch.compile), entry and exit
+    are recorded for the draws inside, and on CUDA become operators that
+    swap torch's generator (_torch_ops), so the fork is part of the graph:
+    no graph break, no frame skipped."""
 
     __slots__ = ("_owner", "_name")
 
@@ -69,10 +74,16 @@ class _Fork:
         self._name = name
 
     def __enter__(self):
-        self._owner._enter(self._name)
+        if _torch_ops.tracing():
+            _torch_ops.fork_enter(self._owner, self._name)
+        else:
+            self._owner._enter(self._name)
 
     def __exit__(self, exc_type, exc, traceback):
-        self._owner._leave(self._name)
+        if _torch_ops.tracing():
+            _torch_ops.fork_exit(self._owner, self._name)
+        else:
+            self._owner._leave(self._name)
         return False
 
 
@@ -124,6 +135,8 @@ class RngtrkStatesTracker:
         self._fork_of = {}     # name -> the rngtrk tracker's fork context (its name encoded once)
         self._initialized = len(self.tracker) > 0
         self._refresh_generators()
+        _torch_ops.register(self)        # the torch operators name it by number
+        _rng_state_hook.follow(self)     # torch.get_rng_state() carries its states
 
     @property
     def graph_safe(self):
@@ -433,21 +446,22 @@ def capture_all(tracker):
     During a graph capture, graph-safe trackers give live references (torch
     copies nothing then); a tracker that is not rngtrk's (Megatron's own,
     after uninstall) gives what upstream gives."""
+    cpu_state = _rng_state_hook.torch_get_rng_state()
     if not is_rngtrk_tracker(tracker):
-        return torch.get_rng_state(), torch.cuda.get_rng_state() if cuda_ready() else None, tracker.get_states()
+        return cpu_state, torch.cuda.get_rng_state() if cuda_ready() else None, tracker.get_states()
     if tracker._graph_safe:
         generator = default_generator()
         generator = generator.graphsafe_get_state() if capturing() else generator.clone_state()
     else:
         generator = state_tensor(tracker.generator_state())
-    return torch.get_rng_state(), generator, tracker.get_states()
+    return cpu_state, generator, tracker.get_states()
 
 
 def restore_all(tracker, cpu_state, generator_state, states):
     """Puts back what capture_all took, by value: the generator keeps its
     identity (a CUDA graph may have registered it) and takes the saved
     state (during a graph capture: shares it, as upstream does)."""
-    torch.set_rng_state(cpu_state)
+    _rng_state_hook.torch_set_rng_state(cpu_state)
     if not is_rngtrk_tracker(tracker):
         if generator_state is not None:
             torch.cuda.set_rng_state(generator_state)

@@ -24,6 +24,7 @@ may mix tensors and other values, in any order.
 import torch
 
 from ..errors import InvalidArgumentError
+from ._rng_state_hook import torch_get_rng_state, torch_set_rng_state
 from ._tracker import RngtrkStatesTracker, capture_all, open_forks, reopened, restore_all
 
 
@@ -40,7 +41,7 @@ class RandomStates:
         if isinstance(self.tracker, RngtrkStatesTracker):
             return capture_all(self.tracker), open_forks(self.tracker)
         inner = self.tracker
-        return (torch.get_rng_state(), inner.get_default(), inner.get_states()), ()
+        return (torch_get_rng_state(), inner.get_default(), inner.get_states()), ()
 
     def restore(self, saved):
         states, _ = saved
@@ -48,7 +49,7 @@ class RandomStates:
             restore_all(self.tracker, *states)
             return
         inner = self.tracker
-        torch.set_rng_state(states[0])
+        torch_set_rng_state(states[0])
         inner.set_default(states[1])
         inner.set_states(states[2])
 

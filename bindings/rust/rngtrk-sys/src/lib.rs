@@ -1975,9 +1975,11 @@ extern "C" {
     pub fn rngtrk_tracker_replay_begin(tracker: *mut rngtrk_tracker, mark: u64) -> rngtrk_status;
 }
 extern "C" {
-    #[doc = " The ledger's position (the number of the next reservation) in `*out`,"]
-    #[doc = "  without taking a mark: no region ends there.  Returns `RNGTRK_OK` or"]
-    #[doc = "  `RNGTRK_E_INVALID_ARGUMENT` (ledger off, `out` NULL)."]
+    #[doc = " The ledger's position in `*out`: the number of the next reservation,"]
+    #[doc = "  or during a replay the number of the reservation the replay is at (its"]
+    #[doc = "  draws stand for those: a recompute nested in a replayed one replays"]
+    #[doc = "  from there).  Takes no mark: no region ends there.  Returns `RNGTRK_OK`"]
+    #[doc = "  or `RNGTRK_E_INVALID_ARGUMENT` (ledger off, `out` NULL)."]
     pub fn rngtrk_tracker_ledger_position(
         tracker: *const rngtrk_tracker,
         out: *mut u64,

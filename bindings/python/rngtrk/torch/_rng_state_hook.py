@@ -1,0 +1,245 @@
+"""torch.get_rng_state() and torch.set_rng_state() carry rngtrk's states.
+
+torch saves and restores its CPU generator through these two functions
+wherever it replays random work: torch.utils.checkpoint (reentrant and
+not, and checkpoint_sequential), torch.random.fork_rng, and activation
+checkpointing under torch.compile (run_and_save_rng_state /
+run_with_rng_state).  Once rngtrk.torch is imported, the tensor that
+torch.get_rng_state() returns also stands for the states of every tracker
+rngtrk.torch draws from, and torch.set_rng_state() of that tensor puts them
+back, so a recomputation draws what the forward drew, as torch's own
+random ops do (docs/pytorch.md, "Activation checkpointing").
+
+What a tensor stands for, per tracker (`_Snapshot`): the named states, the
+generator (what rngtrk.torch's ops draw from outside forks) where rngtrk
+keeps it (on CPU-only torch, and for a plain rngtrk.Tracker; with CUDA the
+generator is torch's CUDA generator, which torch saves and restores
+itself), the forks open at the time, and, with the tracker's ledger on,
+the ledger's position.  The record lives beside the tensor (keyed by its
+id, dropped with it), never in it: a saved tensor pickles as torch's own.
+
+Restoring puts the named states back and writes the saved generator into
+the generator now (as torch does with its CUDA generator).  A restore
+during a backward pass is the start of a recompute: it also re-enters the
+forks that were open when the state was saved, if they are not open now
+(a fork written around the checkpointed call: the recompute draws inside
+it again, and a name forked again inside continues its stream, as in the
+forward), and, when the tracker's ledger is on and the restore rewinds
+it, opens a ledger replay from the saved position: every recomputed draw
+must equal the forward's draw at the same place (ReplayMismatchError
+otherwise).  The next restore of a state saved before that start (the end
+of the recompute: fork_rng's exit) leaves those forks and ends the replay.
+A recompute may stop early (torch's non-reentrant checkpoint stops once it
+has what backward needs), so fewer draws than the forward made is not an
+error.  Outside a backward pass a rewind is only a rewind, and numbers
+drawn again are reuse, as the ledger says.
+
+Trackers followed: every drop-in tracker (they register when made) and
+every plain rngtrk.Tracker rngtrk.torch has drawn from (`follow`).
+"""
+import itertools
+import weakref
+
+import torch
+
+from ..errors import InvalidArgumentError
+from ..state import PhiloxState
+from ..tracker import Tracker
+from ._generators import capturing
+
+# torch's own functions: for callers that save and restore rngtrk's states
+# themselves (rngtrk.torch's and Megatron's checkpoints: capture_all).
+torch_get_rng_state = _torch_get_rng_state = getattr(torch.get_rng_state, "torch_function", torch.get_rng_state)
+torch_set_rng_state = _torch_set_rng_state = getattr(torch.set_rng_state, "torch_function", torch.set_rng_state)
+
+_followed = weakref.WeakSet()
+_records = {}                # id(state tensor) -> _Record
+_serials = itertools.count(1)
+_recomputes = weakref.WeakKeyDictionary()  # tracker -> _Recompute opened by a restore
+
+
+def follow(tracker):
+    """Makes torch.get_rng_state() carry `tracker`'s states from now on."""
+    _followed.add(tracker)
+
+
+class _Snapshot:
+    __slots__ = ("named", "generator", "default", "forks", "position")
+
+    def __init__(self, named, generator, default, forks, position):
+        self.named, self.generator, self.default, self.forks, self.position = named, generator, default, forks, position
+
+
+class _Record:
+    __slots__ = ("serial", "entries")
+
+    def __init__(self, serial, entries):
+        self.serial, self.entries = serial, entries
+
+
+class _Recompute:
+    """What a restore during backward opened: forks entered again and a
+    ledger replay (or None), and when (a serial: a restore of a state saved
+    before it closes them)."""
+    __slots__ = ("opened", "forks", "context")
+
+    def __init__(self, opened, forks, context):
+        self.opened, self.forks, self.context = opened, forks, context
+
+
+def _ledger(tracker):
+    return tracker if isinstance(tracker, Tracker) else tracker.tracker
+
+
+def _position(tracker):
+    """The ledger's position, or None when its ledger is off or a replay is open."""
+    try:
+        return _ledger(tracker).ledger_position()
+    except InvalidArgumentError:
+        return None
+
+
+def _snapshot(tracker):
+    if _ledger(tracker).closed:
+        return None  # a closed tracker has nothing to restore
+    if isinstance(tracker, Tracker):
+        forks = () if tracker.fork_depth == 0 else None  # a plain tracker does not name its open forks
+        return _Snapshot(tracker.get_states(), tracker.active_state(), tracker.get_default(), forks,
+                         _position(tracker))
+    if tracker._graph_safe and capturing():
+        return None  # torch can copy no generator during a capture; it restores none then either
+    generator = None if tracker._cuda else tracker.generator_state()
+    return _Snapshot(tracker.get_states(), generator, None, tuple(tracker._open), _position(tracker))
+
+
+def get_rng_state():
+    """torch.get_rng_state(), which also stands for rngtrk's states (module text)."""
+    state = _torch_get_rng_state()
+    if _followed:
+        entries = []
+        for tracker in list(_followed):
+            snapshot = _snapshot(tracker)
+            if snapshot is not None:
+                entries.append((weakref.ref(tracker), snapshot))
+        key = id(state)
+        _records[key] = _Record(next(_serials), entries)
+        weakref.finalize(state, _records.pop, key, None)
+    return state
+
+
+def set_rng_state(new_state):
+    """torch.set_rng_state(), which also puts back the rngtrk states
+    `new_state` stands for (module text)."""
+    _torch_set_rng_state(new_state)
+    record = _records.get(id(new_state))
+    if record is None:
+        return
+    backward = _in_backward()
+    for ref, snapshot in record.entries:
+        tracker = ref()
+        if tracker is not None:
+            _restore(tracker, snapshot, record.serial, backward)
+
+
+def _restore(tracker, snapshot, serial, backward):
+    recompute = _recomputes.get(tracker)
+    if recompute is not None and serial < recompute.opened:
+        _close(tracker, recompute)
+        recompute = None
+    tracker.set_states(snapshot.named)
+    if isinstance(tracker, Tracker):
+        tracker.set_default(snapshot.default)
+    if backward and recompute is None and snapshot.forks is not None:
+        reopen = () if isinstance(tracker, Tracker) or tuple(tracker._open) == snapshot.forks else snapshot.forks
+        # Only draws that go through the rngtrk tracker reach its ledger: a
+        # plain tracker's, and a drop-in's where rngtrk keeps the generator.
+        replay = (snapshot.generator is not None and snapshot.position is not None
+                  and _rewinds(tracker, snapshot.position))
+        if reopen or replay:
+            _open(tracker, reopen, snapshot.position if replay else None)
+    if snapshot.generator is not None:
+        _set_generator(tracker, snapshot.generator)
+
+
+def _rewinds(tracker, position):
+    now = _position(tracker)
+    return now is not None and position < now
+
+
+def _set_generator(tracker, state):
+    """Writes the saved generator into the generator now: a drop-in's
+    (its active state), or a plain tracker's default state outside forks
+    (inside one, its named states were put back already)."""
+    if not isinstance(tracker, Tracker):
+        tracker.set_generator_state(state)
+    elif tracker.fork_depth == 0:
+        tracker.set_default(state)
+
+
+def _open(tracker, forks, position):
+    """The recompute's context: re-enters `forks` (those open when the
+    state was saved) and, given a ledger position, opens a prefix replay
+    from it."""
+    entered = []
+    try:
+        for name in forks:
+            tracker._enter(name)
+            entered.append(name)
+        context = None
+        if position is not None:
+            context = _ledger(tracker).replay_prefix(position)
+            context.__enter__()
+    except BaseException:
+        for name in reversed(entered):
+            tracker._leave(name)
+        raise
+    _recomputes[tracker] = _Recompute(next(_serials), entered, context)
+
+
+def _close(tracker, recompute):
+    del _recomputes[tracker]
+    try:
+        if recompute.context is not None:
+            recompute.context.__exit__(None, None, None)  # a prefix replay: fewer draws than recorded is fine
+    finally:
+        for name in reversed(recompute.forks):
+            tracker._leave(name)
+
+
+# -- in a backward pass? ------------------------------------------------------------------
+
+if hasattr(torch._C, "_current_graph_task_id"):
+    def _in_backward():
+        return torch._C._current_graph_task_id() != -1
+else:  # torch < 2.1: the engine refuses this question about a node outside a backward pass
+    with torch.enable_grad():
+        _PROBE = (torch.ones(1, requires_grad=True) * 1).grad_fn
+
+    def _in_backward():
+        try:
+            torch._C._will_engine_execute_node(_PROBE)
+        except RuntimeError:
+            return False
+        return True
+
+
+def install():
+    """Puts the two functions in place of torch's (idempotent)."""
+    torch.get_rng_state = get_rng_state
+    torch.set_rng_state = set_rng_state
+    torch.random.get_rng_state = get_rng_state
+    torch.random.set_rng_state = set_rng_state
+
+
+def uninstall():
+    """Puts torch's own two functions back (tests: what torch does alone)."""
+    torch.get_rng_state = torch.random.get_rng_state = _torch_get_rng_state
+    torch.set_rng_state = torch.random.set_rng_state = _torch_set_rng_state
+
+
+def installed():
+    return torch.get_rng_state is get_rng_state and torch.set_rng_state is set_rng_state
+
+
+__all__ = ["follow", "install", "uninstall", "installed", "get_rng_state", "set_rng_state", "torch_get_rng_state",
+           "torch_set_rng_state"]

@@ -1,0 +1,267 @@
+"""rngtrk.torch's draws and forks as torch operators (torch >= 2.4), so that
+torch.compile, torch.export and torch.func trace them as ordinary ops
+instead of breaking the graph or skipping the frame (docs/pytorch.md,
+"torch.compile and activation checkpointing").
+
+  rngtrk::sample(state, spec..., shape, box, out_device)
+      a draw from an explicit state: a pure function of the 16-byte state
+      tensor and its arguments, free to be recomputed, merged or reordered.
+  rngtrk::tracker_sample(tick, tracker, forks, spec..., shape, box, out_device, *, device)
+      a draw from a tracker, which it moves; returns (values, tick + 1).
+  rngtrk::fork_enter / fork_exit(token, tracker, name)
+      a fork's entry and exit on a tracker whose generator is torch's CUDA
+      generator (what torch's own random ops read).
+
+Why this shape:
+* tracker_sample reads the tracker when it runs, not when it is traced, so
+  a compiled function draws fresh numbers at every call.  It is tagged
+  nondeterministic_seeded, as torch's own random ops are, and its keyword
+  `device` names where the tracker's generator lives: torch's activation
+  checkpointing under compile then saves that device's RNG state before the
+  draw and replays the draw with it (run_and_save_rng_state /
+  run_with_rng_state), and the CPU state carries rngtrk's states
+  (_rng_state_hook), so the recompute draws the forward's numbers.
+* It enters the forks open around it when it was traced (`forks`, outermost
+  first) and leaves them again, itself: the draw does not depend on any
+  other op having run, so a recompute of it never drags a fork's entry into
+  the backward pass without its exit.  (A name forked again inside its own
+  fork continues its one stream: the drop-in trackers' rule.)
+* Each draw takes its tracker's `tick` tensor and returns the next value,
+  which the caller writes back: the draws of one tracker form a chain of
+  data dependencies, so no compiler merges two equal draws, drops one whose
+  values are unused (the tracker must still move) or reorders them.
+* On CUDA the fork operators swap torch's generator for torch's own random
+  ops in the fork (F.dropout); they mutate a token, so they stay in program
+  order and are never dropped, and torch's random kernels, which inductor
+  keeps in program order when it runs them as they are
+  (torch._inductor.config.fallback_random), draw from the forked state.
+"""
+import weakref
+
+import torch
+
+from ._kernels import NO_GEOMETRY, Spec, TORCH_DTYPES, draw_from_state, draw_from_tracker
+from ..state import PhiloxState
+
+AVAILABLE = hasattr(torch, "library") and hasattr(torch.library, "register_fake") and hasattr(torch, "compiler") \
+    and hasattr(torch.compiler, "is_compiling")
+
+_SPEC = "str layout, str dist, str dtype, float a, float b, int sm_count, int max_threads_per_sm"
+_BOX = "SymInt[] shape, SymInt[] global_shape, SymInt[] start, Device out_device"
+
+
+def tracing():
+    """Whether torch is tracing the caller (torch.compile, torch.export,
+    make_fx, a functorch transform) rather than running it: then the ops go
+    through the torch operators, otherwise straight to _kernels."""
+    if not AVAILABLE:
+        return False
+    if torch.compiler.is_compiling():
+        return True
+    return torch._C._len_torch_dispatch_stack() > 0 or torch._C._functorch.peek_interpreter_stack() is not None
+
+
+# -- trackers by number (operators take ints, not objects) ------------------------------
+
+_TRACKERS = weakref.WeakValueDictionary()
+
+
+def register(tracker):
+    """Gives `tracker` the number the operators name it by, the tick tensor
+    its draws chain through and the list of forks entered while tracing
+    (once: the drop-in trackers when they are made, a plain rngtrk.Tracker
+    when it is made after rngtrk.torch is imported or at its first eager
+    draw).  Returns the number."""
+    key = getattr(tracker, "_torch_key", None)
+    if key is not None:
+        return key
+    if tracing():
+        raise TypeError("rngtrk.torch: this rngtrk.Tracker was made before rngtrk.torch was imported and has "
+                        "not drawn through rngtrk.torch yet, so torch.compile cannot name it; draw from it once "
+                        "outside the compiled function first")
+    if AVAILABLE and getattr(tracker, "_cuda", False):
+        global _inductor_config
+        import torch._inductor.config as _inductor_config
+    key = max(_TRACKERS.keys(), default=0) + 1
+    tracker._torch_tick = torch.zeros((), dtype=torch.int64)
+    tracker._torch_forks = []  # outermost first
+    tracker._torch_key = key
+    _TRACKERS[key] = tracker
+    return key
+
+
+def _tracker(key):
+    tracker = _TRACKERS.get(key)
+    if tracker is None:
+        from ..errors import invalid
+        raise invalid(f"rngtrk.torch: tracker number {key} is gone (a compiled function outlived its tracker)")
+    return tracker
+
+
+def _state_of(state):
+    """The PhiloxState of a 16-byte uint8 state tensor."""
+    return PhiloxState.from_bytes(state.detach().cpu().contiguous().numpy().tobytes())
+
+
+def _box(global_shape, start, shape):
+    return None if not global_shape else (tuple(global_shape), tuple(start), tuple(shape))
+
+
+def _spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm):
+    return Spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
+
+
+def _sample(state, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape, start, out_device):
+    spec = _spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
+    return draw_from_state(_state_of(state), spec, tuple(shape), _box(global_shape, start, shape), out_device)
+
+
+def _tracker_sample(tick, key, forks, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape,
+                    start, out_device, *, device):
+    tracker = _tracker(key)
+    spec = _spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
+    entered = []
+    try:
+        for name in forks:
+            tracker._enter(name)
+            entered.append(name)
+        out = draw_from_tracker(tracker, spec, tuple(shape), _box(global_shape, start, shape), out_device)
+    finally:
+        for name in reversed(entered):
+            tracker._leave(name)
+    return out, tick + 1
+
+
+def _fork_enter(token, key, name):
+    _tracker(key)._enter(name)
+
+
+def _fork_exit(token, key, name):
+    _tracker(key)._leave(name)
+
+
+def _fake_output(dtype, shape, out_device):
+    return torch.empty(shape, dtype=TORCH_DTYPES[dtype], device=out_device)
+
+
+if AVAILABLE and not hasattr(torch.ops.rngtrk, "sample"):
+    _lib = torch.library.Library("rngtrk", "DEF")
+    _lib.define(f"sample(Tensor state, {_SPEC}, {_BOX}) -> Tensor")
+    _lib.define(f"tracker_sample(Tensor tick, int tracker, str[] forks, {_SPEC}, {_BOX}, *, Device device) "
+                "-> (Tensor, Tensor)", tags=(torch.Tag.nondeterministic_seeded,))
+    _lib.define("fork_enter(Tensor(a!) token, int tracker, str name) -> ()")
+    _lib.define("fork_exit(Tensor(a!) token, int tracker, str name) -> ()")
+    for _name, _impl in (("sample", _sample), ("tracker_sample", _tracker_sample), ("fork_enter", _fork_enter),
+                         ("fork_exit", _fork_exit)):
+        _lib.impl(_name, _impl, "CompositeExplicitAutograd")
+
+    @torch.library.register_fake("rngtrk::sample", lib=_lib)
+    def _(state, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape, start, out_device):
+        return _fake_output(dtype, shape, out_device)
+
+    @torch.library.register_fake("rngtrk::tracker_sample", lib=_lib)
+    def _(tick, key, forks, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape, start,
+          out_device, *, device):
+        return _fake_output(dtype, shape, out_device), torch.empty_like(tick)
+
+    @torch.library.register_fake("rngtrk::fork_enter", lib=_lib)
+    def _(token, key, name):
+        return None
+
+    @torch.library.register_fake("rngtrk::fork_exit", lib=_lib)
+    def _(token, key, name):
+        return None
+
+_FORK_TOKEN = torch.zeros(1)
+# torch._inductor.config, imported when the first CUDA tracker registers
+# (it imports much of torch: not for CPU-only users).
+_inductor_config = None
+
+
+# -- what the ops call ---------------------------------------------------------------------
+
+def _spec_args(spec):
+    return (spec.layout, spec.dist, spec.dtype, float(spec.a), float(spec.b), int(spec.sm_count),
+            int(spec.max_threads_per_sm))
+
+
+def _box_args(shape, box):
+    if box is None:
+        return list(shape), [], []
+    return list(box[2]), list(box[0]), list(box[1])
+
+
+def traceable_state(state):
+    """Whether torch.compile can read `state` while it traces: a state
+    tensor always; a PhiloxState (a tuple subclass) from torch 2.7 on."""
+    return isinstance(state, torch.Tensor) or (_READS_TUPLE_SUBCLASSES and isinstance(state, PhiloxState))
+
+
+def state_input(state):
+    """A traceable explicit state as the operator's 16-byte uint8 CPU
+    tensor: a state tensor as given (torch.cuda.get_rng_state()'s form), or
+    a PhiloxState written out."""
+    if isinstance(state, torch.Tensor):
+        if state.dtype != torch.uint8 or state.numel() != 16:
+            from ._generators import StateFormatError
+            raise StateFormatError(f"state: a state tensor is 16 uint8 values (torch.cuda.get_rng_state()), not "
+                                   f"{state.numel()} of {state.dtype}")
+        return state.reshape(16).cpu()
+    seed, offset = state
+    return torch.tensor([(v >> (8 * i)) & 0xFF for v in (seed, offset) for i in range(8)], dtype=torch.uint8)
+
+
+def draw_untraced(state, spec, shape, box, device):
+    """An explicit state torch cannot read while tracing: refused, naming
+    the form it can read."""
+    raise TypeError(f"rngtrk.torch: torch.compile on torch {torch.__version__} cannot read a "
+                    f"{type(state).__name__} as a state; pass the state as a tensor, rngtrk.torch.state_tensor(state)")
+
+
+_READS_TUPLE_SUBCLASSES = tuple(int(v) for v in torch.__version__.split("+")[0].split(".")[:2]) >= (2, 7)
+
+
+def sample_op(state, spec, shape, box, device):
+    """rngtrk::sample: draw_from_state as a torch operator."""
+    shape_args = _box_args(shape, box)
+    return torch.ops.rngtrk.sample(state_input(state), *_spec_args(spec), *shape_args, torch.device(device))
+
+
+def tracker_sample_op(tracker, spec, shape, box, device):
+    """rngtrk::tracker_sample: draw_from_tracker as a torch operator, inside
+    the forks traced around it, chained through the tracker's tick."""
+    key = register(tracker)
+    generator_device = torch.device("cuda" if getattr(tracker, "_cuda", False) else "cpu")
+    out, tick = torch.ops.rngtrk.tracker_sample(tracker._torch_tick, key, list(tracker._torch_forks),
+                                                *_spec_args(spec), *_box_args(shape, box), torch.device(device),
+                                                device=generator_device)
+    tracker._torch_tick.copy_(tick)
+    return out
+
+
+def fork_enter(tracker, name):
+    """A fork's entry while torch traces: recorded for the draws inside;
+    on CUDA also the operator that swaps torch's generator for torch's own
+    random ops in the fork.  Those draw from the forked state only when
+    inductor runs them as they are (fallback_random): its own random
+    numbers come from seeds it draws once per graph, which would put
+    torch's ops inside and outside the fork on one stream.  Without it the
+    function runs eagerly, a fork with the generator swapped, as before
+    (torch._dynamo.explain shows the break; docs/pytorch.md)."""
+    key = register(tracker)
+    if getattr(tracker, "_cuda", False) and not _inductor_config.fallback_random:
+        torch._dynamo.graph_break()  # inside the fork's `with`: dynamo runs the whole function eagerly
+    tracker._torch_forks.append(name)
+    if getattr(tracker, "_cuda", False):
+        torch.ops.rngtrk.fork_enter(_FORK_TOKEN, key, name)
+
+
+def fork_exit(tracker, name):
+    key = register(tracker)
+    tracker._torch_forks.pop()
+    if getattr(tracker, "_cuda", False):
+        torch.ops.rngtrk.fork_exit(_FORK_TOKEN, key, name)
+
+
+__all__ = ["AVAILABLE", "tracing", "register", "state_input", "sample_op", "tracker_sample_op", "fork_enter",
+           "fork_exit", "NO_GEOMETRY"]

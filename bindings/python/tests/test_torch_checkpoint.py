@@ -1,0 +1,216 @@
+"""torch's own activation checkpointing replays rngtrk.torch's draws
+(rngtrk.torch._rng_state_hook): torch.utils.checkpoint with use_reentrant
+True and False and checkpoint_sequential recompute exactly the numbers the
+forward drew — outside forks, in forks inside the checkpointed function,
+and in a fork written around the checkpoint call — so gradients equal the
+run without checkpointing and the trackers end where that run ends; with
+the ledger on, the recompute is proven to draw what the forward drew, and a
+recompute that draws otherwise raises ReplayMismatchError from backward.
+Each test would fail without the hook (shown by running it with torch's
+own two functions).  Runs on every torch (1.13 and newer, CPU-only);
+test_torch_compile.py covers torch.compile, test_torch.py CUDA."""
+import io
+
+import pytest
+
+import rngtrk
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
+import rngtrk.torch as rt  # noqa: E402  (after the skip)
+from rngtrk.torch import _rng_state_hook  # noqa: E402
+from torch.utils.checkpoint import checkpoint, checkpoint_sequential  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("fresh_torch_trackers")
+
+W = torch.randn(16, 16, generator=torch.Generator().manual_seed(7))
+
+
+def seeded():
+    rt.model_parallel_cuda_manual_seed(1234, tp_rank=1, ep_rank=0, etp_rank=0)
+    return rt.get_cuda_rng_tracker()
+
+
+def block(x):
+    """Draws outside forks, in a fork, in a fork of the same name inside it
+    (one stream: Megatron's double fork) and after: every case at once."""
+    tracker = rt.get_cuda_rng_tracker()
+    y = rt.dropout(x @ W, 0.5)
+    with tracker.fork():
+        y = rt.dropout(y, 0.5) * rt.rand(y.shape)
+        with tracker.fork():
+            y = y + rt.randn(y.shape)
+    return rt.dropout(y.tanh(), 0.2)
+
+
+def inputs():
+    return torch.randn(8, 16, generator=torch.Generator().manual_seed(0)).requires_grad_()
+
+
+def after(tracker):
+    """Every state a tracker holds, as bytes (the generator included)."""
+    return tracker.tracker.save(), tracker.generator_state()
+
+
+def run(how, ledger=False):
+    """(output, gradient, tracker afterwards) of one step of block() from
+    the seeded state, checkpointed `how`."""
+    tracker = seeded()
+    tracker.tracker.set_ledger("raise" if ledger else "off")
+    x = inputs()
+    if how == "plain":
+        out = block(x)
+    elif how == "plain-in-fork":
+        with tracker.fork():
+            out = block(x)
+    elif how in ("reentrant", "non-reentrant"):
+        out = checkpoint(block, x, use_reentrant=how == "reentrant")
+    elif how in ("reentrant-in-fork", "non-reentrant-in-fork"):
+        with tracker.fork():
+            out = checkpoint(block, x, use_reentrant=how.startswith("reentrant"))
+    elif how == "sequential":
+        layers = torch.nn.Sequential(*[Block() for _ in range(4)])
+        out = checkpoint_sequential(layers, 2, x, **({} if torch.__version__ < "2" else {"use_reentrant": False}))
+    elif how == "sequential-plain":
+        out = torch.nn.Sequential(*[Block() for _ in range(4)])(x)
+    out.sum().backward()
+    return out.detach(), x.grad, after(tracker)
+
+
+class Block(torch.nn.Module):
+    def forward(self, x):
+        return block(x)
+
+
+def same(a, b):
+    return torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]) and a[2] == b[2]
+
+
+@pytest.mark.parametrize("ledger", [False, True], ids=["ledger-off", "ledger-raise"])
+@pytest.mark.parametrize("how", ["reentrant", "non-reentrant"])
+def test_a_checkpointed_block_recomputes_the_forwards_numbers(how, ledger):
+    assert same(run(how, ledger), run("plain"))
+
+
+@pytest.mark.parametrize("ledger", [False, True], ids=["ledger-off", "ledger-raise"])
+@pytest.mark.parametrize("how", ["reentrant-in-fork", "non-reentrant-in-fork"])
+def test_a_fork_around_the_checkpoint_call_is_entered_again_for_the_recompute(how, ledger):
+    """Megatron-LM's sequence-parallel block forks around the call: the
+    fork is closed when backward recomputes, and the block forks the same
+    name again inside, which must continue the stream as in the forward."""
+    assert same(run(how, ledger), run("plain-in-fork"))
+
+
+@pytest.mark.parametrize("ledger", [False, True], ids=["ledger-off", "ledger-raise"])
+def test_checkpoint_sequential_recomputes_the_forwards_numbers(ledger):
+    assert same(run("sequential", ledger), run("sequential-plain"))
+
+
+@pytest.mark.parametrize("how", ["reentrant", "non-reentrant", "reentrant-in-fork", "non-reentrant-in-fork"])
+def test_torch_alone_recomputes_other_numbers(how):
+    """What torch does without rngtrk's states in its RNG state: the tests
+    above fail."""
+    reference = run("plain-in-fork" if how.endswith("in-fork") else "plain")
+    _rng_state_hook.uninstall()
+    try:
+        checkpointed = run(how)
+    finally:
+        _rng_state_hook.install()
+    assert torch.equal(checkpointed[0], reference[0]), "the forward draws the same"
+    assert not torch.equal(checkpointed[1], reference[1]), "the recompute draws other masks"
+
+
+@pytest.mark.parametrize("how", ["reentrant", "non-reentrant"])
+def test_a_recompute_that_draws_otherwise_raises_from_backward(how):
+    tracker = seeded()
+    tracker.tracker.set_ledger("raise")
+    calls = []
+
+    def drifting(x):
+        calls.append(1)
+        if len(calls) == 2:  # the recompute: one draw more, first
+            rt.rand(8)
+        return block(x)
+
+    out = checkpoint(drifting, inputs(), use_reentrant=how == "reentrant")
+    # (torch 1.13's non-reentrant checkpoint wraps it in a RuntimeError that names it)
+    with pytest.raises((rngtrk.ReplayMismatchError, RuntimeError),
+                       match="expected state '\\(default\\)' seed 1234 offsets \\[0, 128\\)"):
+        out.sum().backward()
+
+
+def test_a_recompute_that_stops_early_is_no_error():
+    """torch's non-reentrant checkpoint stops recomputing once backward has
+    what it needs: a draw after that is not repeated, and the ledger's
+    replay accepts that."""
+    if not hasattr(torch.utils.checkpoint, "set_checkpoint_early_stop"):
+        pytest.skip(f"torch {torch.__version__}'s non-reentrant checkpoint never stops early")
+    tracker = seeded()
+    tracker.tracker.set_ledger("raise")
+
+    def tail_unused(x):
+        y = rt.dropout(x @ W, 0.5)
+        rt.rand(64)  # nothing backward needs depends on it
+        return y
+
+    x = inputs()
+    checkpoint(tail_unused, x, use_reentrant=False).sum().backward()
+    assert x.grad is not None
+
+
+def test_fork_rng_rewinds_rngtrks_states_and_a_draw_after_it_is_reuse():
+    tracker = seeded()
+    tracker.tracker.set_ledger("raise")
+    before = after(tracker)
+    with torch.random.fork_rng():
+        first = rt.rand(8)
+        with tracker.fork():
+            rt.rand(8)
+    assert after(tracker) == before, "fork_rng puts torch's RNG state back, rngtrk's included"
+    with pytest.raises(rngtrk.StreamReuseError):
+        rt.rand(8)  # outside a backward pass a rewind is a rewind: the same numbers again
+    tracker.tracker.set_ledger("off")
+    assert torch.equal(rt.rand(8), first)
+
+
+def test_a_plain_tracker_drawn_from_is_restored_too():
+    t = rngtrk.Tracker()
+    t.manual_seed(99)
+    x = inputs()
+
+    def f(x):
+        return rt.dropout(x @ W, 0.5, tracker=t)
+
+    start = t.save()
+    reference = f(x)
+    reference.sum().backward()
+    expected, end = x.grad.clone(), t.save()
+    t.load(start)
+    x.grad = None
+    checkpoint(f, x, use_reentrant=False).sum().backward()
+    assert torch.equal(x.grad, expected) and t.save() == end
+
+
+def test_the_saved_state_pickles_as_torchs_own():
+    seeded()
+    state = torch.get_rng_state()
+    buffer = io.BytesIO()
+    torch.save(state, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)
+    assert type(loaded) is torch.Tensor and torch.equal(loaded, _rng_state_hook.torch_get_rng_state())
+    torch.set_rng_state(loaded)  # a tensor the hook never saw: torch's state only, nothing else moves
+
+
+def test_rngtrks_own_checkpoint_and_a_torch_checkpoint_inside_it_replay_once():
+    """Megatron's checkpoint (rngtrk.torch.megatron's) saves the states
+    itself and opens its own replay; a torch checkpoint inside it adds its
+    own, nested: both recomputes draw the forward's numbers."""
+    import rngtrk.torch.megatron as m
+    reference = run("plain")
+    tracker = seeded()
+    tracker.tracker.set_ledger("raise")
+    x = inputs()
+    out = m.checkpoint(lambda x: checkpoint(block, x, use_reentrant=False), False, x)
+    out.sum().backward()
+    assert torch.equal(out.detach(), reference[0]) and torch.equal(x.grad, reference[1])
+    assert after(tracker) == reference[2]

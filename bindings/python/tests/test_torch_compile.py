@@ -1,0 +1,234 @@
+"""rngtrk.torch under torch.compile, torch.export and torch.func (torch >=
+2.4, CPU; the CUDA half is in test_torch.py): the random ops are torch
+operators (rngtrk.torch._torch_ops), so a function drawing from an explicit
+state traces with fullgraph=True and gives eager's bits; a module whose
+forward forks the process tracker compiles into one graph with no break,
+draws eager's numbers and leaves the tracker where eager leaves it, step
+after step; two equal draws stay two draws and an unused one still moves
+the tracker; activation checkpointing under compile recomputes the
+forward's numbers.  Inductor compiles C++ here, so each inductor case is
+one graph with many ops; the other cases use aot_eager (the same tracing,
+functionalization and partitioning, without code generation)."""
+import pytest
+
+import rngtrk
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
+import rngtrk.torch as rt  # noqa: E402  (after the skip)
+from rngtrk.torch import _torch_ops  # noqa: E402
+
+if not _torch_ops.AVAILABLE:
+    pytest.skip(f"torch {torch.__version__} has no torch.library.register_fake / torch.compile (2.4 needed)",
+                allow_module_level=True)
+import torch._dynamo as dynamo  # noqa: E402
+from torch.utils.checkpoint import checkpoint  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("fresh_torch_trackers", "fresh_dynamo")
+S = rngtrk.PhiloxState(20261126, 8)
+ST = rt.state_tensor(S)
+READS_PHILOX_STATES = _torch_ops.traceable_state(S)
+
+
+@pytest.fixture
+def fresh_dynamo():
+    dynamo.reset()
+    yield
+    dynamo.reset()
+
+
+def every_op(x, st):
+    """Every random op and form, from the explicit state `st`."""
+    return [
+        rt.rand(3, 5, state=st), rt.rand(7, state=st, dtype=torch.float64, low=-2.0, high=3.0),
+        rt.rand(4, 4, state=st, dtype=torch.bfloat16, layout="torch-eager-cuda"),
+        rt.rand(9, state=st, dtype=torch.float16, layout="triton"),
+        rt.randn(6, state=st, mean=1.0, std=0.5), rt.randn(5, state=st, dtype=torch.float64, layout="nvfuser"),
+        rt.randn(4, state=st, dtype=torch.bfloat16),
+        rt.bernoulli(10, p=0.3, state=st), rt.bernoulli(4, p=0.5, state=st, dtype=torch.bool),
+        rt.dropout(x, 0.25, state=st), rt.rand_like(x, state=st), rt.randn_like(x, state=st),
+        rt.bernoulli_like(x, p=0.7, state=st),
+        rt.rand_slice((6, 8), (2, 4), (3, 4), state=st), rt.randn_slice((6, 8), (0, 0), (2, 8), state=st),
+        rt.bernoulli_slice((6, 8), (5, 1), (1, 7), p=0.4, state=st),
+        rt.dropout_slice(x[:2], (8, 5), (3, 0), 0.5, state=st),
+    ]
+
+
+def equal(a, b):
+    return len(a) == len(b) and all(p.dtype == q.dtype and torch.equal(p, q) for p, q in zip(a, b))
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_every_op_from_an_explicit_state_traces_whole_and_equals_eager(backend):
+    x = torch.randn(4, 5)
+    expected = every_op(x, ST)
+    compiled = torch.compile(every_op, backend=backend, fullgraph=True)
+    assert equal(compiled(x, ST), expected)
+    other = rt.state_tensor(rngtrk.PhiloxState(5, 4))
+    assert equal(compiled(x, other), every_op(x, other)), "a state tensor is an input: new state, new numbers"
+
+
+def test_a_new_state_tensor_each_step_compiles_once():
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    compiled = torch.compile(lambda st: rt.randn(64, state=st), backend=backend, fullgraph=True)
+    for offset in range(0, 40, 4):
+        st = rt.state_tensor(rngtrk.PhiloxState(3, offset))
+        assert torch.equal(compiled(st), rt.randn(64, state=st))
+    assert len(graphs) == 1
+    assert any(n.target in (torch.ops.rngtrk.sample, torch.ops.rngtrk.sample.default) for n in graphs[0].graph.nodes)
+
+
+def test_a_philox_state_traces_where_dynamo_reads_it_and_is_refused_clearly_where_not():
+    x = torch.zeros(5)
+    if READS_PHILOX_STATES:
+        f = torch.compile(lambda x: x + rt.rand(5, state=S), backend="aot_eager", fullgraph=True)
+        assert torch.equal(f(x), rt.rand(5, state=S))
+    else:  # (without fullgraph: torch 2.6 reports an error raised under fullgraph as its own)
+        f = torch.compile(lambda x: x + rt.rand(5, state=S), backend="aot_eager")
+        with pytest.raises(TypeError, match="pass the state as a tensor, rngtrk.torch.state_tensor"):
+            f(x)
+
+
+def test_torch_export_sees_the_operator_and_the_exported_program_draws_the_same():
+    class Noisy(torch.nn.Module):
+        def forward(self, x, st):
+            return rt.dropout(x, 0.5, state=st) + rt.randn_like(x, state=st)
+
+    x = torch.randn(6, 3)
+    exported = torch.export.export(Noisy(), (x, ST))
+    targets = {n.target for n in exported.graph.nodes}
+    assert torch.ops.rngtrk.sample.default in targets
+    assert torch.equal(exported.module()(x, ST), Noisy()(x, ST))
+
+
+def test_torch_func_grad_and_vmap_see_ordinary_ops():
+    x = torch.randn(5, 4)
+    grad = torch.func.grad(lambda x: rt.dropout(x, 0.5, state=ST).sum())(x)
+    mask = rt.bernoulli(5, 4, p=0.5, state=ST).to(x.dtype)
+    assert torch.equal(grad, mask * 2.0)
+    batch = torch.randn(3, 5, 4)
+    drawn = torch.func.vmap(lambda row: row + rt.rand_like(row, state=ST))(batch)
+    assert torch.equal(drawn, batch + rt.rand(5, 4, state=ST)), "each row draws what rand_like(row) draws"
+
+
+def test_gradients_through_a_compiled_dropout_equal_eager():
+    w = torch.randn(8, 8, requires_grad=True)
+    x = torch.randn(4, 8)
+
+    def f(w):
+        return (rt.dropout(x @ w, 0.3, state=ST) ** 2).sum()
+
+    f(w).backward()
+    expected, w.grad = w.grad.clone(), None
+    torch.compile(f, backend="aot_eager", fullgraph=True)(w).backward()
+    assert torch.equal(w.grad, expected)
+
+
+# -- the process tracker, forks -----------------------------------------------------------
+
+def seeded():
+    rt.model_parallel_cuda_manual_seed(1234, tp_rank=1, ep_rank=0, etp_rank=0, force_reset_rng=True)
+    return rt.get_cuda_rng_tracker()
+
+
+class Layer(torch.nn.Module):
+    """A transformer layer's random work, as Megatron-LM writes it: a
+    dropout in the model-parallel fork, a fork of the same name inside it,
+    draws outside forks, two equal draws and one whose values go unused."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        tracker = rt.get_cuda_rng_tracker()
+        h = rt.dropout(self.linear(x), 0.1)
+        with tracker.fork():
+            h = rt.dropout(h, 0.5)
+            with tracker.fork():
+                h = h * rt.rand(h.shape)
+        twice = rt.rand(h.shape) + rt.rand(h.shape)
+        rt.randn(100)  # unused: the tracker moves all the same
+        return h + twice
+
+
+def steps(model, count=3):
+    tracker = seeded()
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(1))
+    outs = [model(x) for _ in range(count)]
+    return outs, tracker.tracker.save(), tracker.generator_state()
+
+
+def test_a_forking_layer_compiles_to_one_graph_without_breaks():
+    seeded()
+    explained = dynamo.explain(Layer())(torch.randn(4, 8))
+    assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained.break_reasons
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_a_compiled_forking_layer_draws_eagers_numbers_and_moves_the_tracker_alike(backend):
+    layer = Layer()
+    eager = steps(layer)
+    compiled = steps(torch.compile(layer, backend=backend, fullgraph=True))
+    assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0]))
+    assert eager[1:] == compiled[1:], "the tracker ends where eager leaves it (forks, the unused draw included)"
+    assert not torch.equal(compiled[0][0], compiled[0][1]), "each step draws new numbers"
+
+
+def test_an_unknown_fork_name_raises_when_the_compiled_function_draws():
+    seeded()
+
+    def f():
+        with rt.get_cuda_rng_tracker().fork("no-such-rng"):
+            return rt.rand(4)
+
+    # (torch 2.6 passes an operator's error on as a RuntimeError with its message)
+    with pytest.raises((KeyError, RuntimeError), match="cuda rng state no-such-rng is not added"):
+        torch.compile(f, backend="aot_eager")()
+
+
+def test_a_plain_tracker_is_named_after_its_first_eager_draw_and_refused_clearly_before():
+    t = rngtrk.Tracker()
+    t.manual_seed(5)
+    with pytest.raises(TypeError, match="draw from it once outside the compiled function first"):
+        torch.compile(lambda: rt.rand(4, tracker=t), backend="aot_eager")()
+    f = torch.compile(lambda: rt.rand(4, tracker=t), backend="aot_eager", fullgraph=True)
+    start = t.save()
+    first = rt.rand(4, tracker=t)
+    t.load(start)
+    assert torch.equal(f(), first) and t.active_state() == rngtrk.PhiloxState(5, 4)
+
+
+# -- activation checkpointing under compile ---------------------------------------------
+
+def block(x):
+    tracker = rt.get_cuda_rng_tracker()
+    y = rt.dropout(x, 0.5)
+    with tracker.fork():
+        y = rt.dropout(y.sin(), 0.5) * rt.rand(y.shape)
+    return y
+
+
+@pytest.mark.parametrize("ledger", [False, True], ids=["ledger-off", "ledger-raise"])
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_checkpoint_under_compile_recomputes_the_forwards_numbers(backend, ledger):
+    def plain(x):
+        return block(x).sum()
+
+    def checkpointed(x):
+        return checkpoint(block, x, use_reentrant=False).sum()
+
+    def step(f):
+        tracker = seeded()
+        tracker.tracker.set_ledger("raise" if ledger else "off")
+        x = torch.randn(6, 8, generator=torch.Generator().manual_seed(2)).requires_grad_()
+        f(x).backward()
+        return x.grad, tracker.tracker.save()
+
+    expected = step(plain)
+    got = step(torch.compile(checkpointed, backend=backend))
+    assert torch.equal(got[0], expected[0]) and got[1] == expected[1]
