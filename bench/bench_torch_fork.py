@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import torch  # noqa: E402
 
 import rngtrk.torch.megatron as megatron  # noqa: E402
+from rngtrk.torch import _rng_state_hook  # noqa: E402
 
 CUDA = torch.cuda.is_available()
 
@@ -32,8 +33,9 @@ class PlainTracker:
     by swapping torch's generator state, as the upstream trackers do."""
 
     def __init__(self):
+        # (torch's own CPU functions: rngtrk.torch's import makes torch.get_rng_state carry rngtrk's states)
         self.get, self.set = (torch.cuda.get_rng_state, torch.cuda.set_rng_state) if CUDA else \
-            (torch.get_rng_state, torch.set_rng_state)
+            (_rng_state_hook.torch_get_rng_state, _rng_state_hook.torch_set_rng_state)
         self.states = {}
 
     def add(self, name, seed):
@@ -90,6 +92,14 @@ def main():
         reference, ours = per_fork_us([(plain, plain_body), (dropin, dropin_body)], number, sync)
         print(f"bench torch-fork {label}: rngtrk.torch.megatron {ours:.2f} us, plain swap tracker "
               f"{reference:.2f} us, ratio {ours / reference:.2f}")
+    # What torch's RNG state costs once it carries rngtrk's states (the
+    # drop-in above is followed): a save and restore, as torch.utils.checkpoint
+    # and fork_rng make them, next to torch's own two functions.
+    ours, reference = (min(timeit.repeat(lambda g=g, s=s: s(g()), number=5000, repeat=9)) / 5000 * 1e6
+                       for g, s in ((torch.get_rng_state, torch.set_rng_state),
+                                    (_rng_state_hook.torch_get_rng_state, _rng_state_hook.torch_set_rng_state)))
+    print(f"bench torch-fork torch.get_rng_state + set_rng_state: with rngtrk's states {ours:.2f} us, torch's own "
+          f"{reference:.2f} us, ratio {ours / reference:.2f}")
 
 
 if __name__ == "__main__":

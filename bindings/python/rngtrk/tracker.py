@@ -90,6 +90,7 @@ class Tracker:
         self._handle = ffi.gc(out[0], lib.rngtrk_tracker_free)
         self._lock = threading.Lock()
         self._scratch = ffi.new("rngtrk_philox_state *")  # an out-parameter, used under the lock
+        self._ledger_mode = "off"  # as set_ledger last set it (rngtrk.torch asks it on every torch RNG save)
 
     # -- lifetime ---------------------------------------------------------
     def close(self):
@@ -417,6 +418,12 @@ class Tracker:
         if mode not in _LEDGER_MODES:
             raise invalid(f"ledger mode must be one of {', '.join(_LEDGER_MODES)}, not {mode!r}")
         self._call(lib.rngtrk_tracker_set_ledger, _LEDGER_MODES[mode], _u64(capacity, "capacity"))
+        self._ledger_mode = mode
+
+    @property
+    def ledger_mode(self):
+        """The ledger's mode: "off", "raise" or "record"."""
+        return self._ledger_mode
 
     @contextlib.contextmanager
     def ledger(self, mode="raise", capacity=0):

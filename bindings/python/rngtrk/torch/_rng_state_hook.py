@@ -71,10 +71,10 @@ class _Snapshot:
 
 
 class _Record:
-    __slots__ = ("serial", "entries")
+    __slots__ = ("serial", "entries", "tensor")
 
-    def __init__(self, serial, entries):
-        self.serial, self.entries = serial, entries
+    def __init__(self, serial, entries, tensor):
+        self.serial, self.entries, self.tensor = serial, entries, tensor
 
 
 class _Recompute:
@@ -92,9 +92,12 @@ def _ledger(tracker):
 
 
 def _position(tracker):
-    """The ledger's position, or None when its ledger is off or a replay is open."""
+    """The ledger's position, or None when its ledger is off."""
+    ledger = _ledger(tracker)
+    if ledger.ledger_mode == "off":
+        return None
     try:
-        return _ledger(tracker).ledger_position()
+        return ledger.ledger_position()
     except InvalidArgumentError:
         return None
 
@@ -106,10 +109,15 @@ def _snapshot(tracker):
         forks = () if tracker.fork_depth == 0 else None  # a plain tracker does not name its open forks
         return _Snapshot(tracker.get_states(), tracker.active_state(), tracker.get_default(), forks,
                          _position(tracker))
-    if tracker._graph_safe and capturing():
-        return None  # torch can copy no generator during a capture; it restores none then either
+    if tracker._graph_safe:
+        if capturing():
+            return None  # torch can copy no generator during a capture; it restores none then either
+        named = tracker.get_states()  # copies of the live generators
+    else:
+        tracker._sync_open()
+        named = tracker.tracker.get_states()  # {name: 16 bytes}: the cheapest copy
     generator = None if tracker._cuda else tracker.generator_state()
-    return _Snapshot(tracker.get_states(), generator, None, tuple(tracker._open), _position(tracker))
+    return _Snapshot(named, generator, None, tuple(tracker._open), _position(tracker))
 
 
 def get_rng_state():
@@ -122,8 +130,8 @@ def get_rng_state():
             if snapshot is not None:
                 entries.append((weakref.ref(tracker), snapshot))
         key = id(state)
-        _records[key] = _Record(next(_serials), entries)
-        weakref.finalize(state, _records.pop, key, None)
+        # The record goes when the tensor goes (the reference keeps the callback alive as long).
+        _records[key] = _Record(next(_serials), entries, weakref.ref(state, lambda _, key=key: _records.pop(key, None)))
     return state
 
 
@@ -146,8 +154,8 @@ def _restore(tracker, snapshot, serial, backward):
     if recompute is not None and serial < recompute.opened:
         _close(tracker, recompute)
         recompute = None
-    tracker.set_states(snapshot.named)
-    if isinstance(tracker, Tracker):
+    _put_named(tracker, snapshot.named)
+    if isinstance(tracker, Tracker) and tracker.get_default() != snapshot.default:
         tracker.set_default(snapshot.default)
     if backward and recompute is None and snapshot.forks is not None:
         reopen = () if isinstance(tracker, Tracker) or tuple(tracker._open) == snapshot.forks else snapshot.forks
@@ -161,6 +169,17 @@ def _restore(tracker, snapshot, serial, backward):
         _set_generator(tracker, snapshot.generator)
 
 
+def _put_named(tracker, named):
+    """set_states(named), skipped when nothing changed since (the common
+    case of a save and restore around work that drew nothing of rngtrk's)."""
+    if isinstance(tracker, Tracker) or tracker._graph_safe:
+        tracker.set_states(named)
+        return
+    tracker._sync_open()
+    if tracker.tracker.get_states() != named:
+        tracker.set_states(named)
+
+
 def _rewinds(tracker, position):
     now = _position(tracker)
     return now is not None and position < now
@@ -171,7 +190,8 @@ def _set_generator(tracker, state):
     (its active state), or a plain tracker's default state outside forks
     (inside one, its named states were put back already)."""
     if not isinstance(tracker, Tracker):
-        tracker.set_generator_state(state)
+        if tracker.generator_state() != state:
+            tracker.set_generator_state(state)
     elif tracker.fork_depth == 0:
         tracker.set_default(state)
 

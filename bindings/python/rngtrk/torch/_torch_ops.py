@@ -147,10 +147,14 @@ def _fake_output(dtype, shape, out_device):
 if AVAILABLE and not hasattr(torch.ops.rngtrk, "sample"):
     _lib = torch.library.Library("rngtrk", "DEF")
     _lib.define(f"sample(Tensor state, {_SPEC}, {_BOX}) -> Tensor")
+    # They read and write generators on the host: no CUDA graph may capture
+    # them (the tag, where torch has it, makes inductor's CUDA graphs leave
+    # them out; elsewhere a capture raises rngtrk's UnavailableError).
+    _HOST = (torch.Tag.cudagraph_unsafe,) if hasattr(torch.Tag, "cudagraph_unsafe") else ()
     _lib.define(f"tracker_sample(Tensor tick, int tracker, str[] forks, {_SPEC}, {_BOX}, *, Device device) "
-                "-> (Tensor, Tensor)", tags=(torch.Tag.nondeterministic_seeded,))
-    _lib.define("fork_enter(Tensor(a!) token, int tracker, str name) -> ()")
-    _lib.define("fork_exit(Tensor(a!) token, int tracker, str name) -> ()")
+                "-> (Tensor, Tensor)", tags=(torch.Tag.nondeterministic_seeded, *_HOST))
+    _lib.define("fork_enter(Tensor(a!) token, int tracker, str name) -> ()", tags=_HOST)
+    _lib.define("fork_exit(Tensor(a!) token, int tracker, str name) -> ()", tags=_HOST)
     for _name, _impl in (("sample", _sample), ("tracker_sample", _tracker_sample), ("fork_enter", _fork_enter),
                          ("fork_exit", _fork_exit)):
         _lib.impl(_name, _impl, "CompositeExplicitAutograd")
