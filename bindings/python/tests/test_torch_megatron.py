@@ -182,11 +182,18 @@ def test_initialize_rng_tracker_flavours_and_force_reset():
     assert dict(m.get_all_rng_states()) == {}
 
 
-def test_use_cudagraphable_rng_on_a_torch_without_graph_safe_states_is_upstreams_assertion():
-    if rt._generators.graph_safe_api():
-        pytest.skip("this torch has graph-safe generator states (test_torch.py covers them)")
-    with pytest.raises(AssertionError, match="cudagraphs"):
+def test_use_cudagraphable_rng_where_it_cannot_work_is_upstreams_assertion_naming_the_real_cause():
+    if rt.graph_safe_supported():
+        pytest.skip("graph-safe generator states work here (test_torch.py covers them)")
+    with pytest.raises(AssertionError, match="cudagraphs") as refused:
         m.CudaRNGStatesTracker(use_cudagraphable_rng=True)
+    message = str(refused.value)
+    if not rt._generators.graph_safe_api():
+        assert f"need torch >= 2.2; this is {torch.__version__}" in message
+    elif not torch.backends.cuda.is_built():
+        assert "live on a CUDA device: this torch" in message and "is built without CUDA" in message
+    else:
+        assert "live on a CUDA device: this torch" in message and "sees no CUDA device" in message
     with pytest.raises(rngtrk.UnavailableError):
         m.get_cuda_rng_tracker(use_cudagraphable_rng=True)
 

@@ -34,11 +34,22 @@ def cuda_ready():
 
 
 def graph_safe_api():
-    """Whether this torch has graph-safe generator states (torch >= 2.2):
-    the test Megatron-LM and TransformerEngine make."""
+    """Whether this torch has graph-safe generator states (torch >= 2.2).
+    (Not CUDAGraph.register_generator_state: torch 2.14 deprecated it, a
+    no-op that warns at every call, and a CPU-only build lacks it.)"""
     return (hasattr(torch.Generator, "graphsafe_set_state") and hasattr(torch.Generator, "graphsafe_get_state")
-            and hasattr(torch.Generator, "clone_state")
-            and hasattr(getattr(torch.cuda, "CUDAGraph", None), "register_generator_state"))
+            and hasattr(torch.Generator, "clone_state"))
+
+
+def why_no_cuda():
+    """Why torch cannot run CUDA ops here, in words: no CUDA build, or no
+    device."""
+    if not torch.backends.cuda.is_built():
+        return f"this torch ({torch.__version__}) is built without CUDA"
+    count = torch.cuda.device_count()
+    if count == 0:
+        return f"this torch ({torch.__version__}, CUDA {torch.version.cuda}) sees no CUDA device"
+    return f"this torch ({torch.__version__}) cannot use its {count} CUDA device(s)"
 
 
 def graph_safe_supported():
@@ -54,7 +65,7 @@ def capturing():
 
 def require_cuda(what):
     if not cuda_ready():
-        raise NoCudaError(f"{what} needs a CUDA device, and this torch has none")
+        raise NoCudaError(f"{what} needs a CUDA device: {why_no_cuda()}")
 
 
 def default_generator(device=None):

@@ -28,7 +28,7 @@ from ..state import PhiloxState
 from ..tracker import Tracker
 from ._generators import (
     GraphSafeUnavailableError, cuda_ready, default_generator, graph_safe_api, new_generator, require_cuda,
-    state_of, state_tensor,
+    state_of, state_tensor, why_no_cuda,
 )
 from ._tracker import RngtrkStatesTracker, capture_all, is_rngtrk_tracker, restore_all, set_cuda_rng_state
 
@@ -79,7 +79,11 @@ class CudaRNGStatesTracker(RngtrkStatesTracker):
     def __init__(self, use_cudagraphable_rng=False, is_inference_rng_tracker=False, *, tracker=None):
         if use_cudagraphable_rng and not graph_safe_api():
             raise GraphSafeUnavailableError("Tried using cudagraphs with RNG, however not detected in pytorch! "
-                                            "(graph-safe generator states need torch >= 2.2)")
+                                            f"(graph-safe generator states need torch >= 2.2; this is "
+                                            f"{torch.__version__})")
+        if use_cudagraphable_rng and not cuda_ready():
+            raise GraphSafeUnavailableError("Tried using cudagraphs with RNG, however not detected in pytorch! "
+                                            f"(graph-safe generator states live on a CUDA device: {why_no_cuda()})")
         super().__init__(graph_safe=use_cudagraphable_rng, tracker=tracker)
         self.use_cudagraphable_rng = bool(use_cudagraphable_rng)
         self.is_inference_rng_tracker = bool(is_inference_rng_tracker)
