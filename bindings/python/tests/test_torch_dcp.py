@@ -1,0 +1,598 @@
+"""rngtrk.torch.dcp: RNG streams in torch.distributed.checkpoint (DCP)
+checkpoints (docs/pytorch.md, "Distributed checkpoints (DCP)"; the table's
+bytes: docs/checkpoint-format.md).
+
+Single-process tests run here, through DCP's own save and load (DCP's
+single-process mode).  The multi-rank tests start dcp_job.py on 1 to 8
+gloo ranks (FileStore rendezvous, no torchrun) and judge what each rank
+recorded: the same layout, fewer ranks, more tensor-parallel ranks, data-
+parallel growth, ranks that disagree at save, and the naive
+{"rng": tracker.state_dict()} / {"rng": tracker.get_states()} that DCP
+restores from one rank on every rank.
+
+DCP needs torch >= 2.2 (Debian 12's torch 1.13 has none): there the module
+is skipped, and test_import_refused_without_dcp checks the refusal instead.
+"""
+import os
+import struct
+import subprocess
+import sys
+import warnings
+import zlib
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
+import rngtrk  # noqa: E402
+import rngtrk.torch as rt  # noqa: E402
+
+try:
+    import rngtrk.torch.dcp as rdcp
+    REFUSAL = None
+except ImportError as e:  # DCPUnavailableError on a torch without DCP
+    rdcp, REFUSAL = None, e
+
+from rngtrk.torch import _dcp_table as table_format  # noqa: E402  (the table's bytes need no DCP)
+
+needs_dcp = pytest.mark.skipif(rdcp is None, reason=f"this torch ({torch.__version__}) has no "
+                                                    "torch.distributed.checkpoint with the Stateful protocol "
+                                                    "(torch >= 2.2)")
+pytestmark = pytest.mark.filterwarnings("ignore:torch.distributed is")  # DCP's single-process note
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+JOB = os.path.join(HERE, "dcp_job.py")
+SEED = 1234
+
+
+@pytest.mark.skipif(rdcp is not None, reason=f"this torch ({torch.__version__}) has DCP: the module imports")
+def test_import_refused_without_dcp():
+    from rngtrk.errors import UnavailableError
+    assert isinstance(REFUSAL, UnavailableError)
+    assert type(REFUSAL).__name__ == "DCPUnavailableError"
+    message = str(REFUSAL)
+    assert "torch 2.2 or later" in message and torch.__version__ in message
+
+
+# -- single process ----------------------------------------------------------------------
+
+if rdcp is not None:
+    import torch.distributed.checkpoint as dcp
+    from torch.distributed.checkpoint.stateful import Stateful
+
+
+def seeded(m, tp=0, ep=0, etp=0, seed=SEED):
+    m.model_parallel_cuda_manual_seed(seed, tp_rank=tp, ep_rank=ep, etp_rank=etp, force_reset_rng=True)
+    return m.get_cuda_rng_tracker()
+
+
+def draw(tracker):
+    """Draws from every named stream and from the generator."""
+    out = {}
+    for name in tracker.tracker.names():
+        with tracker.fork(name):
+            out[name] = rt.rand(5)
+    out["<generator>"] = rt.rand(3)
+    return out
+
+
+def same_draws(a, b):
+    return list(a) == list(b) and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@needs_dcp
+def test_rngstate_is_a_dcp_stateful():
+    assert isinstance(rdcp.RNGState(), Stateful)
+
+
+@needs_dcp
+def test_round_trip_continues_every_stream_bit_for_bit(fresh_torch_trackers, tmp_path):
+    m = fresh_torch_trackers
+    tracker = seeded(m, tp=1, ep=1, etp=1)
+    draw(tracker)
+    dcp.save({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    saved = tracker.state_dict()
+    expected = [draw(tracker) for _ in range(3)]
+    tracker = seeded(m, tp=1, ep=1, etp=1)
+    state = rdcp.RNGState()
+    dcp.load({"rng": state}, checkpoint_id=str(tmp_path))
+    assert tracker.state_dict() == saved and state.fresh == ()
+    assert all(same_draws(e, draw(tracker)) for e in expected)
+
+
+@needs_dcp
+def test_async_save_keeps_the_streams_of_the_call(fresh_torch_trackers, tmp_path):
+    m = fresh_torch_trackers
+    tracker = seeded(m)
+    draw(tracker)
+    pending = dcp.async_save({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    saved = tracker.state_dict()
+    expected = draw(tracker)  # drawn while the checkpoint may still be written
+    getattr(pending, "upload_completion", pending).result()  # torch 2.14 may answer an AsyncSaveResponse
+    tracker = seeded(m)
+    dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    assert tracker.state_dict() == saved
+    assert same_draws(draw(tracker), expected)
+
+
+@needs_dcp
+def test_the_generator_is_saved_and_restored(fresh_torch_trackers, tmp_path):
+    """On CPU-only torch the tracker's default state plays the CUDA generator."""
+    m = fresh_torch_trackers
+    tracker = seeded(m)
+    rt.rand(10)
+    position = tracker.generator_state()
+    assert position.offset == 12
+    dcp.save({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path / "with"))
+    dcp.save({"rng": rdcp.RNGState(generator=False)}, checkpoint_id=str(tmp_path / "without"))
+    seeded(m)
+    dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path / "with"))
+    assert m.get_cuda_rng_tracker().generator_state() == position
+    tracker = seeded(m)
+    rt.rand(2)
+    moved = tracker.generator_state()
+    dcp.load({"rng": rdcp.RNGState(generator=False)}, checkpoint_id=str(tmp_path / "with"))
+    assert tracker.generator_state() == moved  # left alone
+    with pytest.raises(rdcp.MissingStreamError, match=r"the generator of rank 0 \(seed 1234\)"):
+        dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path / "without"))
+
+
+@needs_dcp
+def test_a_generator_with_another_seed_is_another_stream(fresh_torch_trackers, tmp_path):
+    m = fresh_torch_trackers
+    seeded(m, seed=SEED)
+    dcp.save({"rng": rdcp.RNGState(generator=True)}, checkpoint_id=str(tmp_path))
+    tracker = seeded(m, seed=SEED)
+    tracker.set_generator_state(rngtrk.PhiloxState(77, 0))  # the generator, reseeded
+    with pytest.raises(rdcp.MissingStreamError, match=r"the generator of rank 0 \(seed 77\)"):
+        dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+
+
+@needs_dcp
+def test_missing_stream_raises_and_changes_nothing_or_starts_fresh(fresh_torch_trackers, tmp_path):
+    m = fresh_torch_trackers
+    tracker = seeded(m, tp=0)
+    for _ in range(2):
+        draw(tracker)
+    dcp.save({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    positions = tracker.tracker.get_states()
+    tracker = seeded(m, tp=3)  # a tensor-parallel rank the checkpoint never had
+    draw(tracker)
+    before = tracker.state_dict()
+    with pytest.raises(rdcp.MissingStreamError) as raised:
+        dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    assert "'model-parallel-rng' (seed 3955) on rank 0" in str(raised.value)
+    assert "'data-parallel-rng'" not in str(raised.value)
+    assert tracker.state_dict() == before
+    state = rdcp.RNGState(on_missing="fresh")
+    with pytest.warns(rdcp.FreshStreamWarning, match=r"'model-parallel-rng' \(seed 3955\)"):
+        dcp.load({"rng": state}, checkpoint_id=str(tmp_path))
+    assert state.fresh == (rdcp.Stream("model-parallel-rng", 3955, None),)
+    assert tracker.tracker.get_state("model-parallel-rng") == rngtrk.PhiloxState(3955, 0)
+    for name in ("data-parallel-rng", "expert-parallel-rng"):
+        assert tracker.tracker.get_states()[name] == positions[name]
+
+
+@needs_dcp
+def test_load_inside_a_fork_is_refused(fresh_torch_trackers, tmp_path):
+    m = fresh_torch_trackers
+    tracker = seeded(m)
+    dcp.save({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    draw(tracker)
+    with tracker.fork():
+        before = tracker.state_dict()
+        with pytest.raises(rngtrk.ForkOrderError, match="while a fork is open"):
+            dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+        assert tracker.state_dict() == before
+
+
+@needs_dcp
+def test_an_unseeded_tracker_is_told_to_seed_first(fresh_torch_trackers, tmp_path):
+    m = fresh_torch_trackers
+    seeded(m)
+    dcp.save({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    empty = m.CudaRNGStatesTracker()
+    with pytest.raises(rngtrk.InvalidArgumentError, match="seed it for this rank first"):
+        dcp.load({"rng": rdcp.RNGState(empty)}, checkpoint_id=str(tmp_path))
+    assert empty.tracker.names() == []
+
+
+@needs_dcp
+def test_a_given_tracker_is_used_and_the_process_tracker_left_alone(fresh_torch_trackers, tmp_path):
+    m = fresh_torch_trackers
+    from rngtrk.torch.te import CudaRNGStatesTracker as TETracker
+    mine = TETracker()
+    mine.seed_rank("megatron", 99, tp=1)
+    with mine.fork():
+        rt.rand(9, tracker=mine)
+    process = seeded(m)
+    dcp.save({"rng": rdcp.RNGState(mine)}, checkpoint_id=str(tmp_path))
+    saved = mine.state_dict()
+    process_before = process.get_states()
+    mine = TETracker()
+    mine.seed_rank("megatron", 99, tp=1)
+    dcp.load({"rng": rdcp.RNGState(mine)}, checkpoint_id=str(tmp_path))
+    assert mine.state_dict() == saved
+    assert same_draws(process.get_states(), process_before)  # (the generator is the process's: restored too)
+
+
+@needs_dcp
+def test_a_checkpoint_without_the_table_is_every_stream_missing(fresh_torch_trackers, tmp_path):
+    """dcp.load(allow_partial_load=True) leaves a key the checkpoint lacks
+    as it was: RNGState sees its own value come back unread."""
+    from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner
+    m = fresh_torch_trackers
+    tracker = seeded(m)
+    dcp.save({"other": {"x": torch.zeros(2)}}, checkpoint_id=str(tmp_path))
+    before = tracker.state_dict()
+    with pytest.raises(rdcp.MissingStreamError, match="holds no rngtrk stream table"):
+        dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path),
+                 planner=DefaultLoadPlanner(allow_partial_load=True))
+    assert tracker.state_dict() == before
+    state = rdcp.RNGState(on_missing="fresh")
+    with pytest.warns(rdcp.FreshStreamWarning):
+        dcp.load({"rng": state}, checkpoint_id=str(tmp_path), planner=DefaultLoadPlanner(allow_partial_load=True))
+    assert {s.name for s in state.fresh} == {"data-parallel-rng", "model-parallel-rng", "expert-parallel-rng", None}
+
+
+@needs_dcp
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="on_missing"):
+        rdcp.RNGState(on_missing="ignore")
+    with pytest.raises(TypeError, match="drop-in trackers"):
+        rdcp.RNGState(rngtrk.Tracker())
+    with pytest.raises(TypeError, match="generator is a bool"):
+        rdcp.RNGState(generator="yes")
+    with pytest.raises(ValueError, match="takes the dict"):
+        rdcp.RNGState().load_state_dict({"rngtrk_checkpoint": b""})
+
+
+@needs_dcp
+def test_load_refuses_a_damaged_table_and_changes_nothing(fresh_torch_trackers):
+    m = fresh_torch_trackers
+    tracker = seeded(m)
+    data = rdcp.RNGState().state_dict()[rdcp.STREAMS_KEY]
+    before = tracker.state_dict()
+    flipped = bytearray(data)
+    flipped[30] ^= 1
+    for bad in (data[:-1], bytes(flipped), b"not a table"):
+        with pytest.raises(rngtrk.CorruptCheckpointError):
+            rdcp.RNGState().load_state_dict({rdcp.STREAMS_KEY: bad})
+        assert tracker.state_dict() == before
+
+
+# -- the table's bytes (docs/checkpoint-format.md), against an encoder written from the doc --
+
+def doc_encode(world_size, entries):
+    """The stream table as docs/checkpoint-format.md lays it out (written
+    here from the page, not from the module)."""
+    body = b""
+    for kind, name, rank, holders, seed, offset in entries:
+        raw = name.encode() if name else b""
+        body += bytes([kind, len(raw)]) + raw + struct.pack("<IIQQ", rank, holders, seed, offset)
+    total = 8 + 4 + 8 + 4 + 4 + len(body) + 4
+    data = b"RNGTRKDS" + struct.pack("<IQII", 1, total, world_size, len(entries)) + body
+    return data + struct.pack("<I", zlib.crc32(data))
+
+
+def test_table_bytes_are_the_documented_layout():
+    Entry = table_format.Entry
+    table = table_format.canonical(4, [
+        Entry(1, None, 1234, 12, 3, 1),
+        Entry(0, "model-parallel-rng", 3953, 16, 1, 2),
+        Entry(0, "data-parallel-rng", 1234, 8, 0, 4),
+        Entry(0, "model-parallel-rng", 3952, 16, 0, 2),
+        Entry(1, None, 1234, 4, 0, 1),
+    ])
+    expected = doc_encode(4, [(0, "data-parallel-rng", 0, 4, 1234, 8), (0, "model-parallel-rng", 0, 2, 3952, 16),
+                              (0, "model-parallel-rng", 1, 2, 3953, 16), (1, None, 0, 1, 1234, 4),
+                              (1, None, 3, 1, 1234, 12)])
+    assert table_format.encode(table) == expected
+    assert table_format.decode(expected) == table
+    assert len(doc_encode(1, [])) == 32
+
+
+def test_the_documented_example_is_what_the_writer_writes():
+    with open(os.path.join(HERE, "..", "..", "..", "docs", "checkpoint-format.md"), encoding="utf-8") as f:
+        text = f.read()
+    block = text.split("<!-- dcp-table-example")[1].split("```")[1]
+    data = bytes.fromhex("".join(line[10:58] for line in block.strip().splitlines()))
+    Entry = table_format.Entry
+    table = table_format.canonical(2, [
+        Entry(0, "data-parallel-rng", 1234, 8, 0, 2), Entry(0, "model-parallel-rng", 3952, 16, 0, 1),
+        Entry(0, "model-parallel-rng", 3953, 16, 1, 1), Entry(1, None, 1234, 4, 0, 1), Entry(1, None, 1234, 12, 1, 1)])
+    assert len(data) == 215
+    assert table_format.encode(table) == data
+    assert table_format.decode(data) == table
+
+
+def test_every_truncation_and_bit_flip_of_a_table_is_refused():
+    data = doc_encode(2, [(0, "model-parallel-rng", 0, 2, 3952, 16), (1, None, 1, 1, 1234, 4)])
+    table_format.decode(data)
+    for n in range(len(data)):
+        with pytest.raises((rngtrk.CorruptCheckpointError, rngtrk.UnsupportedVersionError)):
+            table_format.decode(data[:n])
+    for i in range(len(data) * 8):
+        flipped = bytearray(data)
+        flipped[i // 8] ^= 1 << (i % 8)
+        with pytest.raises((rngtrk.CorruptCheckpointError, rngtrk.UnsupportedVersionError)):
+            table_format.decode(bytes(flipped))
+
+
+@pytest.mark.parametrize("entries, problem", [
+    ([(0, "a", 0, 1, 1, 2)], "not a multiple of 4"),
+    ([(0, "a", 2, 1, 1, 0)], "outside a world"),
+    ([(0, "a", 1, 2, 1, 0)], "holders"),
+    ([(0, "a", 0, 0, 1, 0)], "holders"),
+    ([(1, "a", 0, 1, 1, 0)], "no name"),
+    ([(1, None, 0, 2, 1, 0)], "no name and one holder"),
+    ([(2, None, 0, 1, 1, 0)], "unknown kind"),
+    ([(0, "", 0, 1, 1, 0)], "1 to 255 bytes"),
+    ([(0, "b", 0, 1, 1, 0), (0, "a", 0, 1, 1, 0)], "out of order"),
+    ([(0, "a", 0, 1, 1, 0), (0, "a", 0, 1, 1, 4)], "out of order or repeat"),
+    ([(1, None, 1, 1, 1, 0), (1, None, 1, 1, 2, 0)], "out of order or repeat"),
+])
+def test_a_table_breaking_a_rule_is_refused(entries, problem):
+    with pytest.raises(rngtrk.CorruptCheckpointError, match=problem):
+        table_format.decode(doc_encode(2, entries))
+
+
+def test_a_table_of_another_version_is_refused():
+    data = bytearray(doc_encode(1, []))
+    data[8] = 2
+    data[-4:] = struct.pack("<I", zlib.crc32(bytes(data[:-4])))
+    with pytest.raises(rngtrk.UnsupportedVersionError, match="format_version 2"):
+        table_format.decode(bytes(data))
+
+
+# -- several ranks -------------------------------------------------------------------------
+
+def distributed_ok():
+    import torch.distributed as dist
+    return dist.is_available() and dist.is_gloo_available()
+
+
+class Jobs:
+    """Runs dcp_job.py phases once per test session, in one folder."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.results = {}
+
+    def run(self, phase, world, timeout=300):
+        if phase in self.results:
+            return self.results[phase]
+        env = dict(os.environ, OMP_NUM_THREADS="1",
+                   PYTHONPATH=os.pathsep.join([os.path.dirname(HERE)] + [p for p in os.environ.get(
+                       "PYTHONPATH", "").split(os.pathsep) if p]))
+        store = os.path.join(self.folder, f"store-{phase}")
+        procs = [subprocess.Popen([sys.executable, JOB, phase, "--rank", str(r), "--world", str(world),
+                                   "--store", store, "--dir", self.folder],
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+                 for r in range(world)]
+        logs = []
+        try:
+            for p in procs:
+                logs.append(p.communicate(timeout=timeout)[0])
+        except subprocess.TimeoutExpired:
+            for p in procs:
+                p.kill()
+            pytest.fail(f"the {phase} phase on {world} ranks did not finish in {timeout} s")
+        failed = [(r, p.returncode, logs[r]) for r, p in enumerate(procs) if p.returncode]
+        if failed:
+            pytest.fail(f"the {phase} phase on {world} ranks failed: " +
+                        "\n".join(f"rank {r} exited {code}:\n{log[-3000:]}" for r, code, log in failed))
+        self.results[phase] = [torch.load(os.path.join(self.folder, phase, f"rank{r}.pt"), weights_only=False)
+                               for r in range(world)]
+        return self.results[phase]
+
+
+@pytest.fixture(scope="module")
+def jobs(tmp_path_factory):
+    if rdcp is None:
+        pytest.skip(f"this torch ({torch.__version__}) has no torch.distributed.checkpoint (torch >= 2.2)")
+    if not distributed_ok():
+        pytest.skip("this torch has no torch.distributed with gloo")
+    return Jobs(str(tmp_path_factory.mktemp("dcp")))
+
+
+def outcome(rank_result, label):
+    return rank_result["outcomes"][label]
+
+
+def raised(rank_result, label, cls):
+    kind, classes, message = outcome(rank_result, label)
+    assert kind == "error" and cls in classes, f"{label}: expected {cls}, got {kind} {classes} {message}"
+    return message
+
+
+def ok(rank_result, label):
+    kind, classes, message = outcome(rank_result, label)
+    assert kind == "ok", f"{label}: {classes} {message}"
+
+
+def draws_equal(a, b, names=None):
+    """Step by step, the draws of the streams in `names` (default: all of a's)."""
+    assert len(a) == len(b)
+    for step_a, step_b in zip(a, b):
+        for name in (names if names is not None else step_a):
+            assert torch.equal(step_a[name], step_b[name]), f"stream {name} drew other numbers"
+    return True
+
+
+def fresh_draws(names_and_seeds, generator, steps=3):
+    """What streams started at offset 0 draw, step by step, in dcp_job.py's
+    sizes: from a plain rngtrk.Tracker, independent of the drop-in."""
+    sys.path.insert(0, HERE)
+    import dcp_job
+    plain = rngtrk.Tracker()
+    for name, seed in names_and_seeds:
+        plain.add(name, seed)
+    plain.manual_seed(generator[0])
+    out = []
+    for _ in range(steps):
+        step = {}
+        for name, _ in names_and_seeds:
+            with plain.fork(name):
+                step[name] = rt.rand(dcp_job.stream_size(name), tracker=plain)
+        step["<generator>"] = rt.rand(2 + 2 * generator[1], tracker=plain)
+        out.append(step)
+    return out
+
+
+@needs_dcp
+def test_same_layout_continues_every_rank_exactly(jobs):
+    train, same = jobs.run("train", 4), jobs.run("same", 4)
+    for r in range(4):
+        ok(train[r], "save")
+        ok(same[r], "load")
+        assert same[r]["fresh"]["load"] == ()
+        assert same[r]["snapshots"]["loaded"] == train[r]["snapshots"]["at_save"]
+        assert draws_equal(same[r]["draws"]["after"], train[r]["draws"]["after"])
+    # Every rank's expert-parallel stream is its own (Megatron-LM #6858's case).
+    experts = set()
+    for s in same:
+        with rngtrk.Tracker() as t:
+            t.load(s["snapshots"]["loaded"], any_rank=True)
+            experts.add(t.get_state("expert-parallel-rng"))
+    assert len(experts) == 4
+
+
+@needs_dcp
+def test_naive_state_dicts_in_dcp_restore_one_rank_everywhere(jobs):
+    """Why RNGState exists: what DCP does with {"rng": tracker.state_dict()}
+    and {"rng": tracker.get_states()} (what frameworks write)."""
+    train, same = jobs.run("train", 4), jobs.run("same", 4)
+    loaded = {s["naive_bytes_loaded"] for s in same}
+    assert len(loaded) == 1  # one rank's bytes, on every rank
+    (the_bytes,) = loaded
+    writer = [r for r in range(4) if train[r]["snapshots"]["at_save"] == the_bytes]
+    assert len(writer) == 1
+    for r in range(4):
+        if r == writer[0]:
+            ok(same[r], "naive_bytes_load")
+        else:
+            raised(same[r], "naive_bytes_load", "WrongRankError")
+        ok(same[r], "naive_bytes_any_rank")
+    # Told to take it, every rank ends with the one rank's streams.
+    assert len({s["snapshots"]["naive_bytes_any_rank"] for s in same}) == 1
+    # The tensors of get_states(): one rank's model- and expert-parallel
+    # states on every rank, silently.
+    states = []
+    for s in same:
+        with rngtrk.Tracker() as t:
+            t.load(s["snapshots"]["naive_tensors"], any_rank=True)
+            states.append(t.get_states())
+    for name in ("model-parallel-rng", "expert-parallel-rng"):
+        assert len({st[name] for st in states}) == 1, name
+
+
+@needs_dcp
+def test_ranks_that_disagree_on_a_stream_cannot_save(jobs):
+    train = jobs.run("train", 4)
+    with rngtrk.Tracker() as t:
+        t.load(train[0]["snapshots"]["before_disagreeing_save"], any_rank=True)
+        at_0 = t.get_state("model-parallel-rng").offset
+        t.load(train[2]["snapshots"]["before_disagreeing_save"], any_rank=True)
+        at_2 = t.get_state("model-parallel-rng").offset
+    assert at_0 != at_2
+    for r in range(4):
+        message = raised(train[r], "disagreeing_save", "StreamPositionError")
+        assert f"'model-parallel-rng' (seed {SEED + 2718}): offset {at_0} on rank 0; offset {at_2} on rank 2" \
+            in message
+        assert "nothing was written" in message
+        assert train[r]["snapshots"]["after_disagreeing_save"] == train[r]["snapshots"]["before_disagreeing_save"]
+    folder = os.path.join(jobs.folder, "disagree")
+    assert not os.path.exists(folder) or os.listdir(folder) == []
+
+
+@needs_dcp
+def test_fewer_ranks_continue_every_stream(jobs):
+    train, fewer = jobs.run("train", 4), jobs.run("fewer", 2)
+    for r in range(2):  # new (tp r, dp 0) holds old rank r's streams
+        ok(fewer[r], "load")
+        assert fewer[r]["fresh"]["load"] == ()
+        assert fewer[r]["snapshots"]["loaded"] == train[r]["snapshots"]["at_save"]
+        assert draws_equal(fewer[r]["draws"]["after"], train[r]["draws"]["after"])
+
+
+@needs_dcp
+def test_a_new_tensor_parallel_rank_raises_everywhere_and_changes_nothing(jobs):
+    jobs.run("train", 4)
+    more = jobs.run("more", 4)
+    for r in range(4):
+        message = raised(more[r], "load_raise", "MissingStreamError")
+        for seed, rank in ((SEED + 2718 + 2, 2), (SEED + 2718 + 3, 3)):
+            assert f"'model-parallel-rng' (seed {seed}) on rank {rank}" in message
+        for seed, rank in ((SEED + 1024 + 2, 2), (SEED + 1024 + 3, 3)):
+            assert f"'expert-parallel-rng' (seed {seed}) on rank {rank}" in message
+        assert "data-parallel-rng" not in message and "generator" not in message.split("They belong")[0]
+        assert more[r]["snapshots"]["after_raise"] == more[r]["snapshots"]["seeded"]
+
+
+@needs_dcp
+def test_a_new_tensor_parallel_rank_starts_fresh_when_told(jobs):
+    train, more = jobs.run("train", 4), jobs.run("more", 4)
+    for r in range(4):
+        ok(more[r], "load_fresh")
+        if r < 2:  # (tp r) existed: every stream continues, as old rank r's
+            assert more[r]["fresh"]["load_fresh"] == () and more[r]["warnings"]["load_fresh"] == []
+            assert draws_equal(more[r]["draws"]["after"], train[r]["draws"]["after"])
+            continue
+        new = (("model-parallel-rng", SEED + 2718 + r), ("expert-parallel-rng", SEED + 1024 + r))
+        assert more[r]["fresh"]["load_fresh"] == tuple((n, s, None) for n, s in new)
+        (kind, text), = more[r]["warnings"]["load_fresh"]
+        assert kind == "FreshStreamWarning" and f"'model-parallel-rng' (seed {SEED + 2718 + r})" in text
+        # the shared stream and this rank's generator continue; the new ones start at 0
+        assert draws_equal(more[r]["draws"]["after"], train[r]["draws"]["after"],
+                           ["data-parallel-rng", "<generator>"])
+        expected = fresh_draws(new, (SEED, r))
+        assert draws_equal(more[r]["draws"]["after"], expected, [n for n, _ in new])
+
+
+@needs_dcp
+def test_data_parallel_growth_gives_new_replicas_the_shared_streams(jobs):
+    jobs.run("train", 4)
+    fewer, growth = jobs.run("fewer", 2), jobs.run("growth", 4)
+    named = ["data-parallel-rng", "model-parallel-rng", "expert-parallel-rng"]
+    for r in range(4):
+        # The generators of ranks 2 and 3 are per-rank streams the 2-rank job did not have.
+        message = raised(growth[r], "load_raise", "MissingStreamError")
+        assert "the generator of rank 2 (seed 1234) on rank 2" in message
+        assert "the generator of rank 3 (seed 1234) on rank 3" in message
+        assert "-rng" not in message.split("They belong")[0]
+        assert growth[r]["snapshots"]["after_raise"] == growth[r]["snapshots"]["seeded"]
+        # Without generators: every named stream continues on both replicas.
+        ok(growth[r], "load_generator_off")
+        assert growth[r]["fresh"]["load_generator_off"] == ()
+        assert draws_equal(growth[r]["draws"]["generator_off"], fewer[r % 2]["draws"]["after"], named)
+        # With on_missing="fresh": ranks 2 and 3 start their generators at 0.
+        ok(growth[r], "load_fresh")
+        assert draws_equal(growth[r]["draws"]["fresh"], fewer[r % 2]["draws"]["after"], named)
+        if r < 2:
+            assert growth[r]["fresh"]["load_fresh"] == ()
+            assert draws_equal(growth[r]["draws"]["fresh"], fewer[r]["draws"]["after"], ["<generator>"])
+        else:
+            assert growth[r]["fresh"]["load_fresh"] == ((None, SEED, r),)
+            assert draws_equal(growth[r]["draws"]["fresh"], fresh_draws([], (SEED, r)), ["<generator>"])
+
+
+@needs_dcp
+def test_one_rank_continues_rank_0(jobs):
+    train, one = jobs.run("train", 4), jobs.run("one", 1)
+    ok(one[0], "load")
+    assert draws_equal(one[0]["draws"]["after"], train[0]["draws"]["after"])
+    message = raised(one[0], "load_no_generator_checkpoint", "MissingStreamError")
+    assert "the generator of rank 0 (seed 1234) on rank 0" in message
+    ok(one[0], "load_no_generator_checkpoint_off")
+    assert draws_equal(one[0]["draws"]["generator_off"], train[0]["draws"]["after"],
+                       ["data-parallel-rng", "model-parallel-rng", "expert-parallel-rng"])
+
+
+@needs_dcp
+def test_eight_ranks_from_two(jobs):
+    jobs.run("train", 4)
+    fewer, eight = jobs.run("fewer", 2), jobs.run("eight", 8)
+    for r in range(8):
+        ok(eight[r], "load")
+        assert draws_equal(eight[r]["draws"]["after"], fewer[r % 2]["draws"]["after"],
+                           ["data-parallel-rng", "model-parallel-rng", "expert-parallel-rng"])
