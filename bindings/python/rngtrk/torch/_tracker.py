@@ -331,8 +331,9 @@ class RngtrkStatesTracker:
     def state_dict(self):
         """{"rngtrk_checkpoint": bytes}: the tracker's checkpoint (default and
         named states as they are now, and the rank that seeded it), for
-        torch.save, Lightning or distributed checkpointing; C and Rust read
-        it too.  With CUDA the default state is torch's CUDA generator
+        torch.save or Lightning, one file per rank (in
+        torch.distributed.checkpoint use rngtrk.torch.dcp.RNGState); C and
+        Rust read it too.  With CUDA the default state is torch's CUDA generator
         outside every fork."""
         self._sync_for_save()
         return {CHECKPOINT_KEY: self.tracker.save()}
