@@ -61,9 +61,9 @@ def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry
     if state is not None:
         if not tracing():
             return draw_from_state(state_of(state), spec, shape, box, device)
-        if traceable_state(state):
+        if traceable_state(state) or not torch.compiler.is_compiling():
             return sample_op(state, spec, shape, box, device)
-        return draw_untraced(state, spec, shape, box, device)
+        return draw_untraced(state, spec, shape, box, device)  # refused, naming the form torch.compile reads
     if tracker is None:
         tracker = _default_tracker()
     if tracing():

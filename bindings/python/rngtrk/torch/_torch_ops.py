@@ -52,13 +52,21 @@ _BOX = "SymInt[] shape, SymInt[] global_shape, SymInt[] start, Device out_device
 
 def tracing():
     """Whether torch is tracing the caller (torch.compile, torch.export,
-    make_fx, a functorch transform) rather than running it: then the ops go
-    through the torch operators, otherwise straight to _kernels."""
+    make_fx with fake or proxy tensors, functionalization, a functorch
+    transform) rather than running it: then the ops go through the torch
+    operators, otherwise straight to _kernels.  (A user's own dispatch mode,
+    a FLOP counter, say, is not tracing: the ops run as they are.)"""
     if not AVAILABLE:
         return False
     if torch.compiler.is_compiling():
         return True
-    return torch._C._len_torch_dispatch_stack() > 0 or torch._C._functorch.peek_interpreter_stack() is not None
+    if any(torch._C._get_dispatch_mode(key) is not None for key in _TRACING_MODES):
+        return True
+    return torch._C._functorch.peek_interpreter_stack() is not None
+
+
+_TRACING_MODES = tuple(getattr(torch._C._TorchDispatchModeKey, key) for key in ("FAKE", "PROXY", "FUNCTIONAL")
+                       if AVAILABLE and hasattr(torch._C._TorchDispatchModeKey, key))
 
 
 # -- trackers by number (operators take ints, not objects) ------------------------------

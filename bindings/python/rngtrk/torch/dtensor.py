@@ -51,6 +51,7 @@ from ..distributed import dtensor_local_box, dtensor_offsets
 from ..errors import InvalidArgumentError, invalid
 from ..state import PhiloxState
 from ._generators import cuda_ready, default_generator, read_generator, state_of, state_tensor, write_generator
+from ._cpu_mesh_random import DrawFrom
 from ._install import Installer, ModulePatch, bridge
 from ._ops import rand_slice, randn_slice
 
@@ -139,12 +140,13 @@ class OffsetBasedRNGTracker:
         self.rule = rule
         self._use_distribute_region = True
         self._on_device = self.device_type == "cuda" and cuda_ready()
-        self._state = PhiloxState(0, 0)  # the state without a device
-        if self._on_device and run_state_sync and torch.distributed.is_available() and \
-                torch.distributed.is_initialized():
-            state = torch.cuda.get_rng_state().to(f"cuda:{torch.cuda.current_device()}")
-            torch.distributed.broadcast(state, 0)  # every rank takes rank 0's, as PyTorch does
-            torch.cuda.set_rng_state(state.cpu())
+        # Without a device the tracker keeps the state: seeded from torch's CPU
+        # generator's seed (torch.manual_seed is DTensor's manual_seed from
+        # torch 2.7 on) and taken afresh when that seed changes.
+        self._seen_seed = torch.initial_seed()
+        self._state = PhiloxState(self._seen_seed, 0)
+        if run_state_sync and torch.distributed.is_available() and torch.distributed.is_initialized():
+            self._sync_state()
 
     # -- PyTorch's attributes --------------------------------------------------------
 
@@ -188,6 +190,18 @@ class OffsetBasedRNGTracker:
         """The state becomes (parallel_seed, 0)."""
         self._store(PhiloxState(parallel_seed, 0))
 
+    def _sync_state(self):
+        """Every rank takes rank 0's state, as PyTorch's tracker does when it
+        is made (on a CPU mesh over the CPU process group)."""
+        if self._on_device:
+            state = torch.cuda.get_rng_state().to(f"cuda:{torch.cuda.current_device()}")
+            torch.distributed.broadcast(state, 0)
+            torch.cuda.set_rng_state(state.cpu())
+            return
+        state = torch.frombuffer(bytearray(self._current().to_bytes()), dtype=torch.uint8).clone()
+        torch.distributed.broadcast(state, 0)
+        self._store(PhiloxState.from_bytes(state.numpy().tobytes()))
+
     def _compute_rng_offsets(self, spec):
         """(start increment, end increment) of a random op on `spec`:
         PyTorch's, or the exact rule's."""
@@ -218,8 +232,9 @@ class OffsetBasedRNGTracker:
                 with torch.random.fork_rng(devices=[torch.cuda.current_device()]):
                     write_generator(default_generator(), here)
                     yield here
-            else:
-                yield here
+            else:  # the op draws from `here` through rngtrk (_cpu_mesh_random)
+                with DrawFrom(here):
+                    yield here
             after = PhiloxState(start.seed, post)
         if generator is not None:
             write_generator(generator, after)
@@ -229,13 +244,18 @@ class OffsetBasedRNGTracker:
     # -- where the state lives -------------------------------------------------------
 
     def _current(self):
-        return read_generator(default_generator()) if self._on_device else self._state
+        if self._on_device:
+            return read_generator(default_generator())
+        seed = torch.initial_seed()
+        if seed != self._seen_seed:  # torch.manual_seed since: DTensor's seed, offset 0
+            self._seen_seed, self._state = seed, PhiloxState(seed, 0)
+        return self._state
 
     def _store(self, state):
         if self._on_device:
             write_generator(default_generator(), state)
         else:
-            self._state = state
+            self._seen_seed, self._state = torch.initial_seed(), state
 
     def __repr__(self):
         where = "torch's CUDA generator" if self._on_device else "its own state"
@@ -254,7 +274,28 @@ def _random_attributes(module):
     if _INSTALL["rule"] != ours.default_rule:
         ours = type("OffsetBasedRNGTracker", (ours,), {"default_rule": _INSTALL["rule"], "__module__": __name__,
                                                        "__qualname__": "OffsetBasedRNGTracker"})
-    return {"OffsetBasedRNGTracker": ours, "_rng_tracker": _carried_over(module, ours)}
+    attributes = {"OffsetBasedRNGTracker": ours, "_rng_tracker": _carried_over(module, ours)}
+    if "is_rng_supported_mesh" in module.__dict__:
+        attributes["is_rng_supported_mesh"] = _cpu_meshes_too(module.__dict__["is_rng_supported_mesh"])
+    return attributes
+
+
+def _cpu_meshes_too(supported):
+    """DTensor's is_rng_supported_mesh, true for CPU meshes too: this
+    tracker draws their random ops through rngtrk (_cpu_mesh_random), where
+    PyTorch's refuses them (torch 2.6) or lets each rank draw from its own
+    CPU generator (2.14)."""
+    def is_rng_supported_mesh(device_mesh):
+        return getattr(device_mesh, "device_type", None) == "cpu" or supported(device_mesh)
+    is_rng_supported_mesh.__wrapped__ = supported
+    return is_rng_supported_mesh
+
+
+def _dispatch_attributes(module):
+    """The dispatcher's own copy of is_rng_supported_mesh (imported by name)."""
+    if "is_rng_supported_mesh" not in module.__dict__:
+        return {}
+    return {"is_rng_supported_mesh": _cpu_meshes_too(module.__dict__["is_rng_supported_mesh"])}
 
 
 def _carried_over(module, cls):
@@ -272,7 +313,10 @@ def _carried_over(module, cls):
     return new
 
 
-INSTALLER = Installer([ModulePatch(name, _random_attributes) for name in RANDOM_MODULES])
+# Where the dispatcher binds is_rng_supported_mesh by name (torch >= 2.5).
+DISPATCH_MODULES = ("torch.distributed.tensor._dispatch",)
+INSTALLER = Installer([ModulePatch(name, _random_attributes) for name in RANDOM_MODULES] +
+                      [ModulePatch(name, _dispatch_attributes) for name in DISPATCH_MODULES])
 
 
 def install(rule="torch"):
