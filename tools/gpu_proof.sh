@@ -5,7 +5,8 @@
 # the device benchmark, and keep every log.
 #
 #   tools/gpu_proof.sh [LOGDIR] [STEP...]      steps: info build test memcheck racecheck
-#                                               torch megatron slapo python rust bench ncu (default: all)
+#                                               torch compile megatron megatron-compile dcp slapo python
+#                                               rust bench ncu (default: all)
 #
 # Every step runs even when an earlier one failed; the last lines are a
 # table of steps and their exit codes, and the script exits non-zero if any
@@ -24,7 +25,7 @@ set -u
 cd "$(dirname "$0")/.."
 logdir=${1:-build/gpu-proof}
 shift || true
-steps=${*:-info build test memcheck racecheck torch megatron slapo python rust bench ncu}
+steps=${*:-info build test memcheck racecheck torch compile megatron megatron-compile dcp slapo python rust bench ncu}
 mkdir -p "$logdir"
 jobs=$(nproc)
 python=${PYTHON:-python3}
@@ -58,8 +59,18 @@ for s in $steps; do
         memcheck) step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/cuda_tests ;;
         racecheck) step racecheck 200 compute-sanitizer --tool racecheck --error-exitcode 1 build/tests/cuda_tests ;;
         torch) step torch 200 "$python" -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests/test_torch.py ;;
+        # torch.compile, torch.export and activation checkpointing on CUDA (and
+        # their CPU halves on this machine's torch).
+        compile) step compile 300 "$python" -m pytest -p no:cacheprovider -q -rfEs \
+              bindings/python/tests/test_torch_cuda_compile.py bindings/python/tests/test_torch_compile.py \
+              bindings/python/tests/test_torch_checkpoint.py ;;
         megatron) step megatron 300 sh -c "$python tests/upstream/run_megatron_tests.py .device/megatron-lm &&
               $python bench/bench_torch_fork.py" ;;
+        # Megatron-LM's own tracker and rngtrk's under torch.compile, one layer, same GPU.
+        megatron-compile) step megatron-compile 200 "$python" tests/upstream/compile_megatron_tracker.py \
+              .device/megatron-lm ;;
+        # rngtrk.torch.dcp with torch's CUDA generator: 2 ranks on cuda:0, resumed on 2, 1 and 3.
+        dcp) step dcp 150 "$python" tests/torch_dist/dcp_cuda_job.py ;;
         slapo) step slapo 120 $python tests/upstream/run_slapo_tests.py .device/slapo --without-int-state ;;
         python) step python 300 sh -c "make build/rngtrk build/tests/run_recipe ${make_args[*]} >/dev/null &&
               $python -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests --ignore=bindings/python/tests/test_torch.py" ;;
