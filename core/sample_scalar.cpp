@@ -2,9 +2,9 @@
 #include <cstddef>
 #include <cstdint>
 
-
-#include "philox.h"
 #include "elements.h"
+#include "normal_groups.h"
+#include "philox.h"
 
 namespace rngtrk {
 namespace engine_scalar {
@@ -33,9 +33,23 @@ void philox_batch_seq_uniform(const uint32_t start[4], int inc_word, size_t n, u
     }
 }
 
+// Normal of an in-order layout, block by block.
+template <Layout L>
+void philox_batch_seq_normal(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1, void *out,
+                             const SampleSpec &s) {
+    const size_t block_bytes = units_per_block(Dist::normal, s.dtype) * element_bytes(s.dtype);
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t c[4] = {start[0], start[1], start[2], start[3]};
+        c[inc_word] += static_cast<uint32_t>(i);
+        const PhiloxBlock b = philox4x32_10(c[0], c[1], c[2], c[3], k0, k1);
+        normal_in_order_lanes<L, ScalarLanes>(s, b.w, static_cast<unsigned char *>(out) + i * block_bytes);
+    }
+}
+
 }  // namespace
 }  // namespace engine_scalar
 }  // namespace rngtrk
 
 #define RNGTRK_ENGINE_NS engine_scalar
+#define RNGTRK_ENGINE_LANES ScalarLanes
 #include "sample_engine.inc"

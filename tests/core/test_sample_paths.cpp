@@ -1,14 +1,19 @@
 // The three sampling engines (scalar, AVX2, AVX-512) give the same bits for
 // every layout, distribution and dtype, on odd lengths and unaligned starts;
-// and the deterministic math stays close to <cmath>.
+// the SIMD normal transform (normal_groups.h) in particular, over ranges,
+// slices and thread splits, with each engine forced through RNGTRK_CPU; and
+// the deterministic math stays close to <cmath>.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "det_math.h"
+#include "sample.h"
 #include "sample_engines.h"
 #include "sample_spec.h"
 
@@ -18,15 +23,15 @@ namespace {
 
 std::vector<SampleSpec> all_specs() {
     std::vector<SampleSpec> specs;
-    const Layout layouts[] = {Layout::stateless, Layout::nvfuser, Layout::eager_cuda};
+    const Layout layouts[] = {Layout::stateless, Layout::nvfuser, Layout::eager_cuda, Layout::triton};
     struct K {
         Dist d;
         DType t;
     };
     const K kinds[] = {{Dist::bits, DType::u32},     {Dist::bits, DType::u64},     {Dist::uniform, DType::f32},
                        {Dist::uniform, DType::f64},  {Dist::uniform, DType::f16},  {Dist::uniform, DType::bf16},
-                       {Dist::normal, DType::f32},   {Dist::normal, DType::f64},   {Dist::bernoulli, DType::u8},
-                       {Dist::dropout, DType::f32}};
+                       {Dist::normal, DType::f32},   {Dist::normal, DType::f64},   {Dist::normal, DType::f16},
+                       {Dist::normal, DType::bf16},  {Dist::bernoulli, DType::u8},  {Dist::dropout, DType::f32}};
     for (Layout l : layouts) {
         for (K k : kinds) {
             SampleSpec s;
@@ -72,6 +77,114 @@ TEST(SamplePaths, EveryPathGivesTheScalarBits) {
                     << " first " << first << " count " << count;
                 ASSERT_EQ(0xAB, got.back()) << p->name << " wrote past the end";
             }
+        }
+    }
+}
+
+// -- the normal transform on the SIMD engines ---------------------------------
+
+namespace {
+
+// A checked normal spec, as the C API makes it.
+SampleSpec normal_spec(Layout layout, DType dtype, double mean, double sd, uint32_t sm_count) {
+    SpecFields f;
+    f.layout = static_cast<uint32_t>(layout), f.distribution = static_cast<uint32_t>(Dist::normal);
+    f.dtype = static_cast<uint32_t>(dtype), f.param_a = mean, f.param_b = sd;
+    f.sm_count = sm_count, f.max_threads_per_sm = 512;
+    return checked_spec(f, false);
+}
+
+std::vector<SampleSpec> normal_specs() {
+    std::vector<SampleSpec> specs;
+    const double params[][2] = {{0, 1}, {0.5, 2}, {-3, 0.02}, {1e3, 7.5}};
+    int i = 0;
+    for (Layout l : {Layout::stateless, Layout::nvfuser, Layout::eager_cuda, Layout::triton})
+        for (DType t : {DType::f32, DType::f64, DType::f16, DType::bf16})
+            for (const auto &p : params) specs.push_back(normal_spec(l, t, p[0], p[1], 1 + (i++ % 3)));
+    return specs;
+}
+
+std::string describe(const SampleSpec &s) {
+    return "layout " + std::to_string(int(s.layout)) + " dtype " + std::to_string(int(s.dtype)) + " mean " +
+           std::to_string(s.mean64) + " std " + std::to_string(s.std64);
+}
+
+// Counts around the SIMD group sizes (8, 16, 32 blocks, Philox's 2 chains),
+// the engine's batches of 256 blocks, and tails of every length.
+const uint64_t kCounts[] = {1, 2, 3, 5, 7, 9, 15, 17, 31, 33, 63, 65, 127, 129, 255, 257, 511, 1023, 1025, 2049, 4095, 4097, 9001, 70001};
+const uint64_t kFirsts[] = {0, 1, 2, 3, 5, 127, 1024, 4099, (uint64_t{1} << 33) + 1};
+
+}  // namespace
+
+// Item 4 of issue 30: each SIMD engine's normal output equals the scalar
+// engine's, byte for byte, in every layout and dtype, over odd counts,
+// unaligned firsts and states whose block counter crosses 2^32.
+TEST(NormalPaths, EverySimdEngineGivesTheScalarBits) {
+    const CpuPath *scalar = cpu_path_named("scalar");
+    ASSERT_NE(nullptr, scalar);
+    int engines = 0;
+    std::mt19937_64 rng(30);
+    for (const char *name : {"avx2", "avx512"}) {
+        const CpuPath *p = cpu_path_named(name);
+        if (p == nullptr) {
+            std::cout << "[ INFO     ] " << name << " not available on this CPU: not compared\n";
+            continue;
+        }
+        ++engines;
+        for (const SampleSpec &s : normal_specs()) {
+            for (uint64_t count : kCounts) {
+                const uint64_t first = kFirsts[rng() % (sizeof kFirsts / sizeof kFirsts[0])];
+                // Offsets near 2^34 put the stateless block counter across 2^32 within the range.
+                const uint64_t offset = rng() % 3 == 0 ? 4 * ((uint64_t{1} << 32) - 1 - rng() % 64) : 4 * (rng() % 100000);
+                const PhiloxState st{rng(), offset};
+                const uint64_t numel = first + count + rng() % 3000;
+                const size_t w = element_bytes(s.dtype);
+                std::vector<unsigned char> want(count * w), got(count * w + 16, 0xAB);
+                scalar->generate(s, st, numel, first, count, want.data());
+                p->generate(s, st, numel, first, count, got.data());
+                ASSERT_EQ(0, std::memcmp(want.data(), got.data(), want.size()))
+                    << name << " " << describe(s) << " first " << first << " count " << count << " offset " << offset;
+                for (size_t i = want.size(); i < got.size(); ++i) ASSERT_EQ(0xAB, got[i]) << name << " wrote past the end";
+            }
+        }
+    }
+    if (engines == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512: only the scalar engine exists";
+}
+
+// The same through the library's entry points (ranges split over threads,
+// n-d slices row by row), on the engine RNGTRK_CPU forces: run_all.sh runs
+// this once with RNGTRK_CPU=avx2 and once with avx512.
+TEST(NormalPaths, ForcedEngineGivesTheScalarBitsForRangesAndSlices) {
+    const char *forced = std::getenv("RNGTRK_CPU");
+    if (forced == nullptr || std::string(forced) == "scalar")
+        GTEST_SKIP() << "RNGTRK_CPU does not force a SIMD engine here (run_all.sh sets it to avx2, then avx512)";
+    if (std::string(cpu_path().name) != forced)
+        GTEST_SKIP() << "RNGTRK_CPU=" << forced << ", but this CPU lacks it (the library uses " << cpu_path().name << ")";
+    const CpuPath *scalar = cpu_path_named("scalar");
+    std::mt19937_64 rng(31);
+    for (SampleSpec s : normal_specs()) {
+        const size_t w = element_bytes(s.dtype);
+        // A range of over 2^20 elements on 3 threads, cut at block boundaries.
+        s.threads = 3;
+        const uint64_t first = rng() % 7, count = (uint64_t{1} << 20) + 1 + rng() % 1000;
+        const PhiloxState st{rng(), 4 * (rng() % 1000)};
+        std::vector<unsigned char> want(count * w), got(count * w);
+        scalar->generate(s, st, first + count, first, count, want.data());
+        run_range(check_range(s, first + count, first, count, got.data(), got.size()), st);
+        ASSERT_EQ(want, got) << forced << " range " << describe(s);
+        // A 3-d box of a tensor.
+        s.threads = 2;
+        const uint64_t global[3] = {7, 33, 1 + rng() % 70}, start[3] = {1, 2, rng() % global[2]};
+        const uint64_t local[3] = {5, 29, 1 + rng() % (global[2] - start[2])};
+        const uint64_t numel = global[0] * global[1] * global[2], box = local[0] * local[1] * local[2];
+        std::vector<unsigned char> whole(numel * w), slice(box * w);
+        scalar->generate(s, st, numel, 0, numel, whole.data());
+        run_slice(check_slice(s, 3, global, start, local, slice.data(), slice.size()), st);
+        for (uint64_t i = 0; i < box; ++i) {
+            const uint64_t a = i / (local[1] * local[2]), b = i / local[2] % local[1], c = i % local[2];
+            const uint64_t g = ((start[0] + a) * global[1] + start[1] + b) * global[2] + start[2] + c;
+            ASSERT_EQ(0, std::memcmp(slice.data() + i * w, whole.data() + g * w, w))
+                << forced << " slice " << describe(s) << " element " << i;
         }
     }
 }
