@@ -37,6 +37,11 @@
 #endif
 #include <cstring>
 
+#if defined(__CUDACC__)
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#endif
+
 #include "hd.h"
 
 // The functions below are inlined whole into the caller's loop, where a
@@ -382,8 +387,30 @@ RNGTRK_HD RNGTRK_FLATTEN typename Lanes<V>::U bfloat_bits(V value) {
     return select((x & U(0x7FFFFFFFu)) > U(0x7F800000u), (x >> 16) | U(0x0040u), rounded);
 }
 
-RNGTRK_HD inline uint16_t to_f16_bits(float value) { return static_cast<uint16_t>(half_bits(value)); }
-RNGTRK_HD inline uint16_t to_bf16_bits(float value) { return static_cast<uint16_t>(bfloat_bits(value)); }
+// The two roundings as the paths use them: the definitions above, on every
+// lane type; on the GPU, whose cvt.rn.f16.f32 and cvt.rn.bf16.f32 round the
+// same way (to nearest even, overflowing to infinity, subnormal halves
+// kept), one instruction instead, for every value but NaN (whose payload
+// the instructions drop: it takes the definition).
+template <class V>
+RNGTRK_HD RNGTRK_FLATTEN typename Lanes<V>::U round_to_f16(V value) {
+    return half_bits(value);
+}
+template <class V>
+RNGTRK_HD RNGTRK_FLATTEN typename Lanes<V>::U round_to_bf16(V value) {
+    return bfloat_bits(value);
+}
+#if defined(__CUDA_ARCH__)
+__device__ inline uint32_t round_to_f16(float value) {
+    return value != value ? half_bits(value) : __half_as_ushort(__float2half_rn(value));
+}
+__device__ inline uint32_t round_to_bf16(float value) {
+    return value != value ? bfloat_bits(value) : __bfloat16_as_ushort(__float2bfloat16_rn(value));
+}
+#endif
+
+RNGTRK_HD inline uint16_t to_f16_bits(float value) { return static_cast<uint16_t>(round_to_f16(value)); }
+RNGTRK_HD inline uint16_t to_bf16_bits(float value) { return static_cast<uint16_t>(round_to_bf16(value)); }
 
 }  // namespace
 }  // namespace det

@@ -154,7 +154,7 @@ RNGTRK_HD inline void normal_f64(uint32_t a0, uint32_t b0, uint32_t a1, uint32_t
 template <DType T, class V>
 RNGTRK_HD RNGTRK_FLATTEN typename det::Lanes<V>::U round_16(V value) {
     static_assert(T == DType::f16 || T == DType::bf16, "f16 or bf16");
-    return T == DType::f16 ? det::half_bits(value) : det::bfloat_bits(value);
+    return T == DType::f16 ? det::round_to_f16(value) : det::round_to_bf16(value);
 }
 template <Layout L, DType T>
 RNGTRK_HD inline void normal_16(uint32_t a, uint32_t b, float mean, float sd, uint16_t *out0, uint16_t *out1) {
