@@ -160,6 +160,25 @@ void BM_sample_uniform_f32_nvfuser(benchmark::State &st) {
 void BM_sample_normal_f32_stateless(benchmark::State &st) {
     run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, 4);
 }
+// Normal in the other dtypes and layouts (issue 30).
+void BM_sample_normal_f64_stateless(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64, 8);
+}
+void BM_sample_normal_f16_stateless(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F16, 2);
+}
+void BM_sample_normal_bf16_stateless(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_BF16, 2);
+}
+void BM_sample_normal_f32_nvfuser(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_NVFUSER, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, 4);
+}
+void BM_sample_normal_f32_torch_eager_cuda(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_TORCH_EAGER_CUDA, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, 4);
+}
+void BM_sample_normal_f32_triton(benchmark::State &st) {
+    run_sample(st, RNGTRK_LAYOUT_TRITON, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, 4);
+}
 void BM_sample_bernoulli_mask_stateless(benchmark::State &st) {
     run_sample(st, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, 1);
 }
@@ -178,6 +197,12 @@ BENCHMARK(BM_sample_u32_stateless)->Arg(kCached)->Arg(kLarge);
 BENCHMARK(BM_sample_uniform_f32_stateless)->Arg(kCached)->Arg(kLarge);
 BENCHMARK(BM_sample_uniform_f32_nvfuser)->Arg(kCached)->Arg(kLarge);
 BENCHMARK(BM_sample_normal_f32_stateless)->Arg(kCached)->Arg(kLarge);
+BENCHMARK(BM_sample_normal_f64_stateless)->Arg(kCached)->Arg(kLarge);
+BENCHMARK(BM_sample_normal_f16_stateless)->Arg(kCached)->Arg(kLarge);
+BENCHMARK(BM_sample_normal_bf16_stateless)->Arg(kCached)->Arg(kLarge);
+BENCHMARK(BM_sample_normal_f32_nvfuser)->Arg(kCached);
+BENCHMARK(BM_sample_normal_f32_torch_eager_cuda)->Arg(kCached);
+BENCHMARK(BM_sample_normal_f32_triton)->Arg(kCached);
 BENCHMARK(BM_sample_bernoulli_mask_stateless)->Arg(kCached)->Arg(kLarge);
 BENCHMARK(BM_sample_u32_stateless_2threads)->Arg(kLarge)->UseRealTime();
 BENCHMARK(BM_sample_uniform_f32_stateless_2threads)->Arg(kLarge)->UseRealTime();
