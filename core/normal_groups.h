@@ -1,12 +1,13 @@
 // The normal transform of the CPU engines (sample_engine.inc): whole
 // Philox blocks to elements, S::kBlocks blocks at a time.  S is a lane set:
 // ScalarLanes below (one block), simd::Avx2Lanes (8) or simd::Avx512Lanes
-// (16) from simd_lanes.h.  A lane set loads the words of its blocks as
-// lanes (lane i = block i), and stores lanes back in the layout's order; the
-// element values come from elements.h's templates, the same source the
-// scalar engine and the CUDA kernels instantiate, so every path gives the
-// same bits.  Blocks left over after the last whole group take the scalar
-// lanes.
+// (16) from simd_lanes.h, or DoubleLanes of one of them (twice as many).
+// A lane set loads the words of its blocks as lanes (lane i = block i), or
+// takes them from the Philox registers (sample_simd_engine.inc), and
+// stores lanes back in the layout's order; the element values come from
+// elements.h's templates, the same source the scalar engine and the CUDA
+// kernels instantiate, so every path gives the same bits.  Blocks left
+// over after the last whole group take smaller groups, down to one block.
 #pragma once
 
 #include <cstddef>

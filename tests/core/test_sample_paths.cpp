@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "det_math.h"
+#include "elements.h"
+#include "layouts.h"
 #include "sample.h"
 #include "sample_engines.h"
 #include "sample_spec.h"
@@ -149,6 +151,70 @@ TEST(NormalPaths, EverySimdEngineGivesTheScalarBits) {
         }
     }
     if (engines == 0) GTEST_SKIP() << "this CPU has neither AVX2 nor AVX-512: only the scalar engine exists";
+}
+
+// The reference: the baseline engine (whose normal runs on portable
+// 4-lane vectors, vec_lanes.h) gives, element by element, what elements.h's
+// functions give on plain float and double lanes -- the instantiation the
+// CUDA kernels run -- for each element's own block (layouts.h).
+TEST(NormalPaths, BaselineEngineGivesTheScalarLanesValues) {
+    const CpuPath *scalar = cpu_path_named("scalar");
+    std::mt19937_64 rng(32);
+    for (const SampleSpec &s : normal_specs()) {
+        const uint64_t first = rng() % 50, count = 1 + rng() % 3000, numel = first + count + rng() % 100;
+        const PhiloxState st{rng(), 4 * (rng() % 100000)};
+        const size_t w = element_bytes(s.dtype);
+        std::vector<unsigned char> got(count * w);
+        scalar->generate(s, st, numel, first, count, got.data());
+        const uint64_t E = elements_per_block(s);
+        const uint64_t T = s.layout == Layout::eager_cuda ? eager_launch(s, numel).threads : 0;
+        for (uint64_t i = 0; i < count; ++i) {
+            unsigned c = 0;
+            PhiloxBlock b{};
+            switch (s.layout) {
+                case Layout::stateless: b = element_block<Layout::stateless>(st.seed, st.offset, first + i, E, T, &c); break;
+                case Layout::nvfuser: b = element_block<Layout::nvfuser>(st.seed, st.offset, first + i, E, T, &c); break;
+                case Layout::eager_cuda: b = element_block<Layout::eager_cuda>(st.seed, st.offset, first + i, E, T, &c); break;
+                case Layout::triton: b = element_block<Layout::triton>(st.seed, st.offset, first + i, E, T, &c); break;
+            }
+            const uint32_t *v = b.w;
+            unsigned char want[8];
+            if (s.layout == Layout::triton) {
+                if (s.dtype == DType::f64) {
+                    const double x = normal_f64_triton(v[0], v[1], v[2], v[3], s.mean64, s.std64);
+                    std::memcpy(want, &x, 8);
+                } else {
+                    const float x = normal_f32_triton(v[0], v[1], s.mean32, s.std32);
+                    const uint16_t h = s.dtype == DType::f16 ? det::to_f16_bits(x) : det::to_bf16_bits(x);
+                    std::memcpy(want, s.dtype == DType::f32 ? static_cast<const void *>(&x) : &h, w);
+                }
+            } else {
+                const auto pair = [&](auto fn) {  // z0 for an even unit, z1 for an odd one
+                    if (s.layout == Layout::stateless) fn(std::integral_constant<Layout, Layout::stateless>());
+                    else if (s.layout == Layout::nvfuser) fn(std::integral_constant<Layout, Layout::nvfuser>());
+                    else fn(std::integral_constant<Layout, Layout::eager_cuda>());
+                };
+                pair([&](auto l) {
+                    constexpr Layout L = decltype(l)::value;
+                    if (s.dtype == DType::f64) {
+                        double z[2];
+                        normal_f64<L>(v[0], v[1], v[2], v[3], s.mean64, s.std64, &z[0], &z[1]);
+                        std::memcpy(want, &z[c], 8);
+                    } else if (s.dtype == DType::f32) {
+                        float z[2];
+                        normal_f32<L>(v[c & ~1u], v[c | 1u], s.mean32, s.std32, &z[0], &z[1]);
+                        std::memcpy(want, &z[c & 1], 4);
+                    } else {
+                        uint16_t z[2];
+                        if (s.dtype == DType::f16) normal_16<L, DType::f16>(v[c & ~1u], v[c | 1u], s.mean32, s.std32, &z[0], &z[1]);
+                        else normal_16<L, DType::bf16>(v[c & ~1u], v[c | 1u], s.mean32, s.std32, &z[0], &z[1]);
+                        std::memcpy(want, &z[c & 1], 2);
+                    }
+                });
+            }
+            ASSERT_EQ(0, std::memcmp(want, got.data() + i * w, w)) << describe(s) << " element " << first + i;
+        }
+    }
 }
 
 // The same through the library's entry points (ranges split over threads,
