@@ -13,7 +13,8 @@
 # base tree in .device/base (see that script).  A short device run of issue
 # 30's checks (about 4 minutes on a 16-core H100 machine, builds for sm_90
 # only; make reads CUDA_ARCHS from the environment):
-#   CUDA_ARCHS="-gencode arch=compute_90,code=sm_90" tools/gpu_proof.sh build/gpu-proof info build test compare
+#   CUDA_ARCHS="-gencode arch=compute_90,code=sm_90" tools/gpu_proof.sh build/gpu-proof info compare test
+# (compare builds this tree and the base in parallel; test then only adds the device tests).
 #
 # Every step runs even when an earlier one failed; the last lines are a
 # table of steps and their exit codes, and the script exits non-zero if any
