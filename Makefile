@@ -136,7 +136,7 @@ ENGINE_FLAGS := -O3 -fno-trapping-math
 $(OBJDIR)/core/sample_scalar.o: TARGET_FLAGS := $(ENGINE_FLAGS)
 $(OBJDIR)/core/sample_avx2.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx2
 $(OBJDIR)/core/sample_avx512.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx512f -mavx512bw -mavx512dq -mavx512vl \
-    -Wno-maybe-uninitialized  # GCC 12 misreads _mm512_undefined in its own headers
+    -Wno-maybe-uninitialized -Wno-uninitialized  # GCC 12 misreads _mm512_undefined in its own headers
 
 $(SHARED_LIB): $(LIB_OBJECTS) c_api/exports.map
 	$(CXX) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=c_api/exports.map \

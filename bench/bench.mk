@@ -44,10 +44,10 @@ bench-torch: lib
 
 # `make bench-gpu`: device figures (needs a GPU; not a test).
 BENCH_GPU := $(BUILD)/bench/bench_gpu
-$(BENCH_GPU): bench/bench_gpu.cu c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
+$(BENCH_GPU): bench/bench_gpu.cu c_api/rngtrk.h $(DEVICE_HEADER) $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
-	$(NVCC) -std=c++17 -O2 $(CUDA_ARCHS) -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -L$(CUDA_HOME)/lib64 -lcurand \
-	    -Xlinker -rpath,'$$ORIGIN/..' -Xlinker -rpath,$(CUDA_HOME)/lib64
+	$(NVCC) -std=c++17 -O2 --fmad=false $(CUDA_ARCHS) -Ic_api -I$(BUILD)/include -o $@ $< -L$(BUILD) -lrngtrk \
+	    -L$(CUDA_HOME)/lib64 -lcurand -Xlinker -rpath,'$$ORIGIN/..' -Xlinker -rpath,$(CUDA_HOME)/lib64
 
 .PHONY: bench-gpu
 bench-gpu: $(BENCH_GPU)

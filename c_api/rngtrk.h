@@ -387,7 +387,7 @@ typedef enum rngtrk_layout {
 typedef enum rngtrk_distribution {
     RNGTRK_DIST_BITS = 0,           /**< raw words: dtype U32 or U64 */
     RNGTRK_DIST_UNIFORM = 1,        /**< from low up to high: F32, F64, F16, BF16; param_a = low, param_b = high */
-    RNGTRK_DIST_NORMAL = 2,         /**< Box-Muller: F32, F64; param_a = mean, param_b = std */
+    RNGTRK_DIST_NORMAL = 2,         /**< Box-Muller: F32, F64, F16, BF16 (the F32 value rounded); param_a = mean, param_b = std */
     RNGTRK_DIST_BERNOULLI = 3,      /**< keep mask (U8: 1 = keep) with keep probability param_a */
     RNGTRK_DIST_RANGE_ = 0x7FFFFFFF /**< not a distribution: any int is a valid value in C++ */
 } rngtrk_distribution;
@@ -468,7 +468,7 @@ typedef struct rngtrk_sample_spec {
  *  library knows.  Returns `RNGTRK_OK`, or `RNGTRK_E_INVALID_ARGUMENT`
  *  (NULL; spec_size below `RNGTRK_SAMPLE_SPEC_MIN_SIZE` or past 2^32 - 1;
  *  an unknown value; a dtype the distribution does not make: BITS takes
- *  U32/U64, UNIFORM F32/F64/F16/BF16, NORMAL F32/F64, BERNOULLI U8). */
+ *  U32/U64, UNIFORM and NORMAL F32/F64/F16/BF16, BERNOULLI U8). */
 RNGTRK_API rngtrk_status rngtrk_sample_spec_init(rngtrk_sample_spec *spec, size_t spec_size, rngtrk_layout layout,
                                                  rngtrk_distribution distribution, rngtrk_dtype dtype);
 

@@ -16,17 +16,22 @@ namespace rngtrk {
 // Internal linkage: see det_math.h (each CPU target keeps its own copy).
 namespace {
 
-// The [0, 1) uniform a layout gives normal, bernoulli and dropout.
-// (triton: Triton's uniform in f32; in f64, which Triton lacks, the
-// stateless 53 bits.)
-template <Layout L>
-RNGTRK_HD inline float u01_f32(uint32_t w) {
+// The [0, 1) uniform a layout gives normal, bernoulli and dropout, for any
+// lanes of words (det_math.h).  (triton: Triton's uniform in f32; in f64,
+// which Triton lacks, the stateless 53 bits.)
+template <Layout L, class U>
+RNGTRK_HD RNGTRK_FLATTEN FloatOf<U> u01_f32(U w) {
     if (L == Layout::triton) return u_triton_f32(w);
     return L == Layout::stateless ? u_mask_f32(w) : fold_one(u_curand_f32(w));
 }
+// 64-bit units as one lane, (w[2c] << 32) | w[2c+1].
+template <Layout L, class U>
+RNGTRK_HD RNGTRK_FLATTEN FloatOf<U> u01_f64_of(U v) {
+    return L == Layout::stateless || L == Layout::triton ? u_mask_f64_of(v) : fold_one(u_curand_f64_of(v));
+}
 template <Layout L>
 RNGTRK_HD inline double u01_f64(uint32_t a, uint32_t b) {
-    return L == Layout::stateless || L == Layout::triton ? u_mask_f64(a, b) : fold_one(u_curand_f64(a, b));
+    return u01_f64_of<L>(uint64_t{a} << 32 | b);
 }
 
 // u * range + low in one rounding.  PyTorch's CUDA uniform kernel writes
@@ -86,41 +91,109 @@ RNGTRK_HD inline uint8_t keep(uint32_t w, float p) {
     return u01_f32<L>(w) < p ? 1 : 0;
 }
 
+// -- normal: Box-Muller on pairs of units (docs/streams.md) ------------------
+// Written for any lanes of words: one element pair per call on the scalar
+// engine and the GPU, 8 or 16 on the SIMD engines (normal_groups.h).
+
+// The angle 2 pi u of a layout's uniform u, as det::Quarters: 4u = q + f.
+// The stateless uniform is (w & 0xFFFFFF) * 2^-24 (f32) or the low 53 bits
+// of the unit times 2^-53 (f64), so 4u's whole part and fraction are bit
+// fields of the word, taken directly (the same exact values as splitting
+// 4u, without the conversions).
+template <Layout L, class U>
+RNGTRK_HD RNGTRK_FLATTEN det::Quarters<FloatOf<U>> angle_f32(U w) {
+    using det::int_to_float;
+    if (L == Layout::stateless) return {(w >> 22) & U(3u), int_to_float(w & U(0x3FFFFFu)) * FloatOf<U>(0x1p-22f)};
+    return det::quarters_of(u01_f32<L>(w));
+}
+template <Layout L, class U>
+RNGTRK_HD RNGTRK_FLATTEN det::Quarters<FloatOf<U>> angle_f64(U v) {
+    using det::uint_to_float;
+    if (L == Layout::stateless || L == Layout::triton)
+        return {(v >> 51) & U(uint64_t{3}), uint_to_float(v & U((uint64_t{1} << 51) - 1)) * FloatOf<U>(0x1p-51)};
+    return det::quarters_of(u01_f64_of<L>(v));
+}
+
+// z0 and z1 of units a and b: x = 1 - u(a) into the logarithm (in (0, 1]:
+// never a log of 0), the angle from u(b).
+template <Layout L, class U, class V = FloatOf<U>>
+RNGTRK_HD RNGTRK_FLATTEN void normal_z_f32(U a, U b, V *z0, V *z1) {
+    det::box_muller_quarters(V(1.0f) - u01_f32<L>(a), angle_f32<L>(b), z0, z1);
+}
+template <Layout L, class U, class V = FloatOf<U>>
+RNGTRK_HD RNGTRK_FLATTEN void normal_z_f64(U a, U b, V *z0, V *z1) {
+    det::box_muller_quarters(V(1.0) - u01_f64_of<L>(a), angle_f64<L>(b), z0, z1);
+}
+
+// mean + std * z (two roundings).
+template <class V>
+RNGTRK_HD RNGTRK_FLATTEN V scaled(V z, V mean, V sd) {
+    return mean + sd * z;
+}
+
 // Normal pairs: units a and b of one block give z0 and z1 (Box-Muller).
 template <Layout L>
 RNGTRK_HD inline void normal_f32(uint32_t a, uint32_t b, float mean, float sd, float *out0, float *out1) {
     float z0, z1;
-    det::box_muller(u01_f32<L>(a), u01_f32<L>(b), &z0, &z1);
-    *out0 = mean + sd * z0;
-    *out1 = mean + sd * z1;
+    normal_z_f32<L>(a, b, &z0, &z1);
+    *out0 = scaled(z0, mean, sd);
+    *out1 = scaled(z1, mean, sd);
 }
 
 template <Layout L>
 RNGTRK_HD inline void normal_f64(uint32_t a0, uint32_t b0, uint32_t a1, uint32_t b1, double mean, double sd,
                                  double *out0, double *out1) {
     double z0, z1;
-    det::box_muller(u01_f64<L>(a0, b0), u01_f64<L>(a1, b1), &z0, &z1);
-    *out0 = mean + sd * z0;
-    *out1 = mean + sd * z1;
+    normal_z_f64<L>(uint64_t{a0} << 32 | b0, uint64_t{a1} << 32 | b1, &z0, &z1);
+    *out0 = scaled(z0, mean, sd);
+    *out1 = scaled(z1, mean, sd);
+}
+
+// f16 and bf16 normal: the f32 value, rounded to nearest even (the bits in
+// the low half of each lane).
+template <DType T, class V>
+RNGTRK_HD RNGTRK_FLATTEN typename det::Lanes<V>::U round_16(V value) {
+    static_assert(T == DType::f16 || T == DType::bf16, "f16 or bf16");
+    return T == DType::f16 ? det::round_to_f16(value) : det::round_to_bf16(value);
+}
+template <Layout L, DType T>
+RNGTRK_HD inline void normal_16(uint32_t a, uint32_t b, float mean, float sd, uint16_t *out0, uint16_t *out1) {
+    float v0, v1;
+    normal_f32<L>(a, b, mean, sd, &v0, &v1);
+    *out0 = static_cast<uint16_t>(round_16<T>(v0));
+    *out1 = static_cast<uint16_t>(round_16<T>(v1));
 }
 
 // The triton layout's normal: one element per block.  f32 takes Triton's
-// inputs — u1 = max(1e-7, uniform(w0)) as the logarithm's argument, u2 =
-// uniform(w1) as the angle — through rngtrk's deterministic Box-Muller, and
+// inputs -- u1 = max(1e-7, uniform(w0)) as the logarithm's argument, u2 =
+// uniform(w1) as the angle -- through rngtrk's deterministic Box-Muller, and
 // keeps z0 (Triton's randn uses fast-math sqrt/log/cos: the inputs are the
 // same, the values differ in the last bits).  f64 takes the stateless 53-bit
 // uniforms of (w0, w1) and (w2, w3).
+template <class U, class V = FloatOf<U>>
+RNGTRK_HD RNGTRK_FLATTEN V normal_z_triton_f32(U w0, U w1) {
+    using det::select;
+    const V u1 = u_triton_f32(w0), tiny = V(1.0e-7f);
+    V z0, z1;
+    det::box_muller_quarters(select(u1 > tiny, u1, tiny), angle_f32<Layout::triton>(w1), &z0, &z1);
+    return z0;
+}
+template <class U, class V = FloatOf<U>>
+RNGTRK_HD RNGTRK_FLATTEN V normal_z_triton_f64(U v0, U v1) {
+    V z0, z1;
+    normal_z_f64<Layout::triton>(v0, v1, &z0, &z1);
+    return z0;
+}
 RNGTRK_HD inline float normal_f32_triton(uint32_t w0, uint32_t w1, float mean, float sd) {
-    const float u1 = u_triton_f32(w0);
-    float z0, z1;
-    det::box_muller_from(u1 > 1.0e-7f ? u1 : 1.0e-7f, u_triton_f32(w1), &z0, &z1);
-    return mean + sd * z0;
+    return scaled(normal_z_triton_f32(w0, w1), mean, sd);
 }
 RNGTRK_HD inline double normal_f64_triton(uint32_t w0, uint32_t w1, uint32_t w2, uint32_t w3, double mean,
                                           double sd) {
-    double z0, z1;
-    det::box_muller(u_mask_f64(w0, w1), u_mask_f64(w2, w3), &z0, &z1);
-    return mean + sd * z0;
+    return scaled(normal_z_triton_f64(uint64_t{w0} << 32 | w1, uint64_t{w2} << 32 | w3), mean, sd);
+}
+template <DType T>
+RNGTRK_HD inline uint16_t normal_16_triton(uint32_t w0, uint32_t w1, float mean, float sd) {
+    return static_cast<uint16_t>(round_16<T>(normal_f32_triton(w0, w1, mean, sd)));
 }
 
 }  // namespace

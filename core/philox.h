@@ -38,10 +38,17 @@ RNGTRK_HD inline PhiloxBlock philox4x32_10(uint32_t c0, uint32_t c1, uint32_t c2
 #pragma GCC unroll 10
 #endif
     for (int round = 0; round < kRounds; ++round) {
+#if defined(__CUDA_ARCH__)
+        // The GPU's 32-bit multiply halves (mul.hi/mul.lo: one wide multiply
+        // in SASS), not 64-bit arithmetic on zero-extended words.
+        const uint32_t hi0 = __umulhi(kMul0, c0), lo0 = kMul0 * c0;
+        const uint32_t hi1 = __umulhi(kMul1, c2), lo1 = kMul1 * c2;
+#else
         const uint64_t p0 = uint64_t{kMul0} * c0;
         const uint64_t p1 = uint64_t{kMul1} * c2;
         const uint32_t hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
         const uint32_t hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
+#endif
         c0 = hi1 ^ c1 ^ k0;
         c1 = lo1;
         c2 = hi0 ^ c3 ^ k1;

@@ -147,12 +147,14 @@ struct UniformF32 {
 
 // Philox4x32-10 of the n blocks whose counters are `start` with word
 // `inc_word` (0 or 2) increased by 0, 1, ..., n - 1 (the caller guarantees
-// that this word does not wrap), written block by block to `words`.  Two
-// independent vector chains of Isa::kLanes blocks hide the multiply
-// latency; the tail uses the scalar round.
-template <class Isa, class Epi = KeepWords>
-void philox_batch_seq(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1,
-                      uint32_t *words, const Epi &epi = Epi()) {
+// that this word does not wrap).  Each 2 * Isa::kLanes blocks from i on go
+// to on_lanes(i, a, b) as lanes: a[j] lane l = word j of block i + l, b[j]
+// the same for block i + kLanes + l (two independent vector chains hide the
+// multiply latency); each block of the tail, by the scalar round, to
+// on_block(i, block).
+template <class Isa, class OnLanes, class OnBlock>
+void philox_blocks(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1,
+                   const OnLanes &on_lanes, const OnBlock &on_block) {
     using V = typename Isa::V;
     using namespace philox_detail;
     constexpr size_t L = Isa::kLanes;
@@ -162,31 +164,45 @@ void philox_batch_seq(const uint32_t start[4], int inc_word, size_t n, uint32_t 
     for (; i + 2 * L <= n; i += 2 * L) {
         const V base = Isa::add(Isa::set1(start[inc_word] + static_cast<uint32_t>(i)), iota);
         const V next = Isa::add(base, Isa::set1(static_cast<uint32_t>(L)));
-        V a0 = Isa::set1(start[0]), a1 = Isa::set1(start[1]), a2 = Isa::set1(start[2]), a3 = Isa::set1(start[3]);
-        V b0 = a0, b1 = a1, b2 = a2, b3 = a3;
-        if (inc_word == 0) a0 = base, b0 = next;
-        else a2 = base, b2 = next;
+        V a[4] = {Isa::set1(start[0]), Isa::set1(start[1]), Isa::set1(start[2]), Isa::set1(start[3])};
+        V b[4] = {a[0], a[1], a[2], a[3]};
+        a[inc_word] = base, b[inc_word] = next;
         uint32_t key0 = k0, key1 = k1;
         for (int r = 0; r < kRounds; ++r) {
             const V kk0 = Isa::set1(key0), kk1 = Isa::set1(key1);
             V ahi0, alo0, ahi1, alo1, bhi0, blo0, bhi1, blo1;
-            Isa::mulhilo(a0, m0, &ahi0, &alo0);
-            Isa::mulhilo(a2, m1, &ahi1, &alo1);
-            Isa::mulhilo(b0, m0, &bhi0, &blo0);
-            Isa::mulhilo(b2, m1, &bhi1, &blo1);
-            a0 = Isa::xor3(ahi1, a1, kk0), a1 = alo1, a2 = Isa::xor3(ahi0, a3, kk1), a3 = alo0;
-            b0 = Isa::xor3(bhi1, b1, kk0), b1 = blo1, b2 = Isa::xor3(bhi0, b3, kk1), b3 = blo0;
+            Isa::mulhilo(a[0], m0, &ahi0, &alo0);
+            Isa::mulhilo(a[2], m1, &ahi1, &alo1);
+            Isa::mulhilo(b[0], m0, &bhi0, &blo0);
+            Isa::mulhilo(b[2], m1, &bhi1, &blo1);
+            a[0] = Isa::xor3(ahi1, a[1], kk0), a[1] = alo1, a[2] = Isa::xor3(ahi0, a[3], kk1), a[3] = alo0;
+            b[0] = Isa::xor3(bhi1, b[1], kk0), b[1] = blo1, b[2] = Isa::xor3(bhi0, b[3], kk1), b[3] = blo0;
             key0 += kWeyl0, key1 += kWeyl1;
         }
-        Isa::store_aos(words + 4 * i, a0, a1, a2, a3, epi);
-        Isa::store_aos(words + 4 * (i + L), b0, b1, b2, b3, epi);
+        on_lanes(i, a, b);
     }
     for (; i < n; ++i) {
         uint32_t c[4] = {start[0], start[1], start[2], start[3]};
         c[inc_word] += static_cast<uint32_t>(i);
-        const PhiloxBlock b = philox4x32_10(c[0], c[1], c[2], c[3], k0, k1);
-        for (int j = 0; j < 4; ++j) words[4 * i + j] = epi.scalar(b.w[j]);
+        on_block(i, philox4x32_10(c[0], c[1], c[2], c[3], k0, k1));
     }
+}
+
+// The words of those blocks, block by block, each vector of consecutive
+// output words passed through `epi` first.
+template <class Isa, class Epi = KeepWords>
+void philox_batch_seq(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1,
+                      uint32_t *words, const Epi &epi = Epi()) {
+    using V = typename Isa::V;
+    philox_blocks<Isa>(
+        start, inc_word, n, k0, k1,
+        [&](size_t i, const V a[4], const V b[4]) {
+            Isa::store_aos(words + 4 * i, a[0], a[1], a[2], a[3], epi);
+            Isa::store_aos(words + 4 * (i + Isa::kLanes), b[0], b[1], b[2], b[3], epi);
+        },
+        [&](size_t i, const PhiloxBlock &b) {
+            for (int j = 0; j < 4; ++j) words[4 * i + j] = epi.scalar(b.w[j]);
+        });
 }
 
 }  // namespace simd

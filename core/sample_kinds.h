@@ -37,8 +37,8 @@ constexpr bool makes_dtype(Dist dist, DType dtype) {
     switch (dist) {
         case Dist::bits: return dtype == DType::u32 || dtype == DType::u64;
         case Dist::uniform:
+        case Dist::normal:
             return dtype == DType::f32 || dtype == DType::f64 || dtype == DType::f16 || dtype == DType::bf16;
-        case Dist::normal: return dtype == DType::f32 || dtype == DType::f64;
         case Dist::bernoulli: return dtype == DType::u8;
         case Dist::dropout: return dtype == DType::f32;
     }

@@ -1,10 +1,13 @@
-// The sampling engine for any x86-64 (or other) CPU: one Philox block at a time.
+// The sampling engine for any x86-64 (or other) CPU: one Philox block at a
+// time; normal on portable 128-bit lanes (vec_lanes.h: SSE2, or NEON on
+// aarch64), in groups of 8 blocks.
 #include <cstddef>
 #include <cstdint>
 
-
-#include "philox.h"
 #include "elements.h"
+#include "normal_groups.h"
+#include "philox.h"
+#include "vec_lanes.h"
 
 namespace rngtrk {
 namespace engine_scalar {
@@ -33,9 +36,29 @@ void philox_batch_seq_uniform(const uint32_t start[4], int inc_word, size_t n, u
     }
 }
 
+// The lane set of the normal transform (normal_groups.h).
+using Lanes = DoubleLanes<vec::Vec4Lanes>;
+
+// Normal of an in-order layout: the words of a group of blocks, then their
+// elements.
+template <Layout L>
+void philox_batch_seq_normal(const uint32_t start[4], int inc_word, size_t n, uint32_t k0, uint32_t k1, void *out,
+                             const SampleSpec &s) {
+    const size_t block_bytes = units_per_block(Dist::normal, s.dtype) * element_bytes(s.dtype);
+    uint32_t words[4 * Lanes::kBlocks];
+    for (size_t i = 0; i < n; i += Lanes::kBlocks) {
+        const size_t part = n - i < Lanes::kBlocks ? n - i : Lanes::kBlocks;
+        uint32_t c[4] = {start[0], start[1], start[2], start[3]};
+        c[inc_word] += static_cast<uint32_t>(i);
+        philox_batch_seq(c, inc_word, part, k0, k1, words);
+        normal_in_order<L, Lanes>(s, words, part, static_cast<unsigned char *>(out) + i * block_bytes);
+    }
+}
+
 }  // namespace
 }  // namespace engine_scalar
 }  // namespace rngtrk
 
 #define RNGTRK_ENGINE_NS engine_scalar
+#define RNGTRK_ENGINE_LANES Lanes
 #include "sample_engine.inc"

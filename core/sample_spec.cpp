@@ -90,7 +90,8 @@ SampleSpec checked_spec(const SpecFields &s, bool for_dropout) {
         if (!(b >= 0)) fail(Status::invalid_argument, "normal needs std >= 0");
         spec.mean64 = a, spec.std64 = b;
         spec.mean32 = static_cast<float>(a), spec.std32 = static_cast<float>(b);
-        if (spec.dtype == DType::f32 && (!std::isfinite(spec.mean32) || !std::isfinite(spec.std32)))
+        // f32, f16 and bf16 are computed in float.
+        if (spec.dtype != DType::f64 && (!std::isfinite(spec.mean32) || !std::isfinite(spec.std32)))
             fail(Status::invalid_argument, "mean or std overflows float");
     } else if (spec.dist == Dist::bernoulli || spec.dist == Dist::dropout) {
         if (!(a >= 0 && a <= 1)) fail(Status::invalid_argument, "bernoulli needs 0 <= p <= 1");

@@ -85,12 +85,15 @@ RNGTRK_HD inline void block_values(const SampleSpec &s, const PhiloxBlock &b, V 
                 v[c] = uniform_16<L>(w[c], s.low32, s.range32, T == DType::f16, s.low16, s.high16);
         }
     } else if constexpr (D == Dist::normal) {
-        // Units (0, 1) and (2, 3) pair up in f32; f64 uses all four words.
+        // Units (0, 1) and (2, 3) pair up in f32 (and f16, bf16); f64 uses all four words.
         if constexpr (T == DType::f32) {
             normal_f32<L>(w[0], w[1], s.mean32, s.std32, &v[0], &v[1]);
             normal_f32<L>(w[2], w[3], s.mean32, s.std32, &v[2], &v[3]);
-        } else {
+        } else if constexpr (T == DType::f64) {
             normal_f64<L>(w[0], w[1], w[2], w[3], s.mean64, s.std64, &v[0], &v[1]);
+        } else {
+            normal_16<L, T>(w[0], w[1], s.mean32, s.std32, &v[0], &v[1]);
+            normal_16<L, T>(w[2], w[3], s.mean32, s.std32, &v[2], &v[3]);
         }
     } else {  // bernoulli, and dropout's keep flags
         for (unsigned c = 0; c < 4; ++c) v[c] = keep<L>(w[c], s.p32);
@@ -103,7 +106,8 @@ template <Dist D, DType T>
 RNGTRK_HD inline typename Kind<D, T>::Value triton_value(const SampleSpec &s, const PhiloxBlock &b) {
     if constexpr (D == Dist::normal) {
         if constexpr (T == DType::f32) return normal_f32_triton(b.w[0], b.w[1], s.mean32, s.std32);
-        else return normal_f64_triton(b.w[0], b.w[1], b.w[2], b.w[3], s.mean64, s.std64);
+        else if constexpr (T == DType::f64) return normal_f64_triton(b.w[0], b.w[1], b.w[2], b.w[3], s.mean64, s.std64);
+        else return normal_16_triton<T>(b.w[0], b.w[1], s.mean32, s.std32);
     } else {
         typename Kind<D, T>::Value v[4];
         block_values<Layout::triton, D, T>(s, b, v);
@@ -350,8 +354,12 @@ void with_kind(const SampleSpec &s, F &&f) {
                     default: return f(l, DistC<Dist::uniform>{}, DTypeC<DType::f32>{});
                 }
             case Dist::normal:
-                if (s.dtype == DType::f64) return f(l, DistC<Dist::normal>{}, DTypeC<DType::f64>{});
-                return f(l, DistC<Dist::normal>{}, DTypeC<DType::f32>{});
+                switch (s.dtype) {
+                    case DType::f64: return f(l, DistC<Dist::normal>{}, DTypeC<DType::f64>{});
+                    case DType::f16: return f(l, DistC<Dist::normal>{}, DTypeC<DType::f16>{});
+                    case DType::bf16: return f(l, DistC<Dist::normal>{}, DTypeC<DType::bf16>{});
+                    default: return f(l, DistC<Dist::normal>{}, DTypeC<DType::f32>{});
+                }
             case Dist::bernoulli: return f(l, DistC<Dist::bernoulli>{}, DTypeC<DType::u8>{});
             case Dist::dropout: return f(l, DistC<Dist::dropout>{}, DTypeC<DType::f32>{});
         }

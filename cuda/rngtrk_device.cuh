@@ -19,8 +19,8 @@
 
 #include "hd.h"
 #include "philox.h"
-#include "uniform_words.h"
 #include "det_math.h"
+#include "uniform_words.h"
 #include "sample_kinds.h"
 #include "elements.h"
 #include "layouts.h"

@@ -114,6 +114,13 @@ for path in scalar avx2 avx512; do
     gtest "C API sampling tests, RNGTRK_CPU=$path" env RNGTRK_CPU=$path "$build/tests/api_tests" \
         --gtest_filter='Sample*:Stream*:SharedVectors*:CurandOracle.SampleLayouts*'
 done
+# The SIMD normal transform against the scalar engine, through ranges,
+# threads and slices, on each forced SIMD engine (skips, saying so, on a CPU
+# without it).
+for path in avx2 avx512; do
+    gtest "core normal tests, RNGTRK_CPU=$path" env RNGTRK_CPU=$path "$build/tests/core_tests" \
+        --gtest_filter='NormalPaths.*'
+done
 if [ -x "$build/tests/cuda_tests" ]; then
     gtest "CUDA device tests (skip without a GPU)" "$build/tests/cuda_tests"
 else

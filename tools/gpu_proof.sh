@@ -7,6 +7,15 @@
 #   tools/gpu_proof.sh [LOGDIR] [STEP...]      steps: info build test memcheck racecheck
 #                                               torch compile megatron megatron-compile dcp slapo python
 #                                               rust bench ncu (default: all)
+#                                               compare (not in the default: needs the base tree)
+#
+# compare: tools/gpu_bench_compare.sh with ncu (NCU=1): the kernels before
+# and after a change on the same card, and torch.randn next to them; the
+# base tree in .device/base (see that script).  A short device run of issue
+# 30's checks (about 4 minutes on a 16-core H100 machine, builds for sm_90
+# only; make reads CUDA_ARCHS from the environment):
+#   CUDA_ARCHS="-gencode arch=compute_90,code=sm_90" tools/gpu_proof.sh build/gpu-proof info compare test
+# (compare builds this tree and the base in parallel; test then only adds the device tests).
 #
 # Every step runs even when an earlier one failed; the last lines are a
 # table of steps and their exit codes, and the script exits non-zero if any
@@ -80,6 +89,7 @@ for s in $steps; do
               [ -x "$b" ] || (cd bindings/rust && cargo build --offline --example cuda_check) || exit 1;
               LD_LIBRARY_PATH=$PWD/build "$b"' ;;
         bench) step bench 150 make bench-gpu PYTHON="$python" "${make_args[@]}" ;;
+        compare) step compare 400 env NCU=1 PYTHON="$python" tools/gpu_bench_compare.sh .device/base "$logdir/compare" ;;
         ncu) step ncu 300 sh -c 'for c in uniform_f32_stateless:in_order uniform_f32_torch_eager_cuda:eager \
                  bernoulli_mask_u8_stateless:in_order normal_f32_stateless:in_order uniform_bf16_stateless:in_order; do
                  ncu --clock-control none --kernel-name regex:${c#*:} --launch-skip 2 --launch-count 1 \

@@ -31,6 +31,7 @@ const Kind kKinds[] = {{RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32},     {RNGTRK_DIST_BI
                        {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32},  {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F64},
                        {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16},  {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_BF16},
                        {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32},   {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64},
+                       {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F16},   {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_BF16},
                        {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8}};
 
 size_t bytes_of(rngtrk_dtype t) { return rngtrk_dtype_size(t); }
@@ -260,6 +261,65 @@ TEST(Sample, StatelessU32AndUniformF32AreTheCoreStream) {
     EXPECT_EQ(f, sample_as<float>(st, make_spec(RNGTRK_LAYOUT_STATELESS, kKinds[2]), 5, 777));
 }
 
+// bf16 bits of a float, round to nearest even, written here from the
+// definition (the nearer of the two bf16 neighbours, ties to the even one),
+// apart from the library's det::to_bf16_bits.
+static uint16_t bf16_nearest(float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    const uint32_t down = b & 0xFFFF0000u, up = down + 0x10000u;
+    float lo, hi;
+    std::memcpy(&lo, &down, 4);
+    std::memcpy(&hi, &up, 4);
+    const double dl = std::fabs(double(v) - lo), dh = std::fabs(double(hi) - v);  // exact in double
+    if (dl != dh) return static_cast<uint16_t>((dl < dh ? down : up) >> 16);
+    return static_cast<uint16_t>(((down >> 16) & 1) == 0 ? down >> 16 : up >> 16);
+}
+
+// Normal f16 and bf16 are the f32 normal's value (mean + std * z computed
+// in float) rounded to nearest even, element for element, in every layout,
+// with the f32 normal's offset increment -- what drawing f32 and converting
+// with torch's .to(float16) or .to(bfloat16) gives.  The f16 oracle is the
+// compiler's own float -> _Float16 conversion.
+TEST(Sample, NormalHalfTypesAreTheF32ValueRounded) {
+    std::mt19937_64 rng(30);
+    const double params[][2] = {{0, 1}, {0.5, 2}, {-3, 0.02}, {1e4, 300}, {0, 1e-6}, {2, 0}};
+    for (rngtrk_layout layout : kLayouts) {
+        for (const auto &p : params) {
+            rngtrk_sample_spec f32 = make_spec(layout, {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32});
+            f32.param_a = p[0], f32.param_b = p[1], f32.sm_count = 3, f32.max_threads_per_sm = 512;
+            const uint64_t first = rng() % 5000, count = 1 + rng() % 20000;
+            f32.numel = first + count + rng() % 1000;
+            const rngtrk_philox_state st{rng(), 4 * (rng() % 1000000)};
+            const std::vector<float> want = sample_as<float>(st, f32, first, count);
+            for (rngtrk_dtype dt : {RNGTRK_DTYPE_F16, RNGTRK_DTYPE_BF16}) {
+                rngtrk_sample_spec h = f32;
+                h.dtype = dt;
+                uint64_t inc32 = 0, inc16 = 0;
+                ASSERT_OK(rngtrk_sample_offset_increment(&f32, f32.numel, &inc32));
+                ASSERT_OK(rngtrk_sample_offset_increment(&h, h.numel, &inc16));
+                EXPECT_EQ(inc32, inc16);
+                const std::vector<uint16_t> got = sample_as<uint16_t>(st, h, first, count);
+                for (uint64_t i = 0; i < count; ++i) {
+                    uint16_t oracle;
+                    if (dt == RNGTRK_DTYPE_BF16) {
+                        oracle = bf16_nearest(want[i]);
+                    } else {
+#if defined(__FLT16_MAX__)
+                        const _Float16 x = static_cast<_Float16>(want[i]);
+                        std::memcpy(&oracle, &x, 2);
+#else
+                        GTEST_SKIP() << "this compiler has no _Float16 to check f16 against";
+#endif
+                    }
+                    ASSERT_EQ(oracle, got[i]) << "layout " << layout << " dtype " << dt << " mean " << p[0] << " std "
+                                              << p[1] << " element " << first + i << " of value " << want[i];
+                }
+            }
+        }
+    }
+}
+
 TEST(Sample, ARangeEqualsTheSuffixOfALongerCall) {
     std::mt19937_64 rng(5);
     for (rngtrk_layout layout : kLayouts) {
@@ -358,6 +418,29 @@ TEST(Sample, StatisticsOfAMillionSamples) {
                 d = std::max(d, std::fabs(0.5 * std::erfc(-(z[i] - 2) / 3 / std::sqrt(2.0)) - (i + 0.5) / n));
             EXPECT_LT(d, 1.63 / std::sqrt(double(n))) << "normal KS, layout " << layout << " dtype " << dt;
         }
+        // Normal f16 (mean 2, std 3) and bf16 (mean 0, std 1): the moments,
+        // within what rounding to 11 or 8 significant bits allows.
+        for (rngtrk_dtype dt : {RNGTRK_DTYPE_F16, RNGTRK_DTYPE_BF16}) {
+            rngtrk_sample_spec g = make_spec(layout, {RNGTRK_DIST_NORMAL, dt});
+            const double mu = dt == RNGTRK_DTYPE_F16 ? 2 : 0, sigma = dt == RNGTRK_DTYPE_F16 ? 3 : 1;
+            g.param_a = mu, g.param_b = sigma;
+            const std::vector<uint16_t> h = sample_as<uint16_t>(st, g, 0, n);
+            double m = 0, v = 0;
+            for (uint16_t bits : h) {
+                float t;
+                if (dt == RNGTRK_DTYPE_BF16) {
+                    const uint32_t w = uint32_t{bits} << 16;
+                    std::memcpy(&t, &w, 4);
+                } else {
+                    const int e = (bits >> 10) & 0x1F, mant = bits & 0x3FF;
+                    t = std::ldexp(float(e == 0 ? mant : mant | 0x400), e == 0 ? -24 : e - 25) * (bits & 0x8000 ? -1 : 1);
+                }
+                m += t, v += double(t) * t;
+            }
+            m /= n, v = v / n - m * m;
+            EXPECT_NEAR(mu, m, 0.012 * sigma) << layout << " " << dt;
+            EXPECT_NEAR(sigma * sigma, v, 0.01 * sigma * sigma) << layout << " " << dt;
+        }
         // Bernoulli p = 0.3: the kept fraction.
         rngtrk_sample_spec b = make_spec(layout, {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8});
         b.param_a = 0.3;
@@ -427,7 +510,8 @@ TEST(Sample, Errors) {
     float out[8];
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_sample_spec_init(nullptr, sizeof(rngtrk_sample_spec), RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_BITS, RNGTRK_DTYPE_F32));
-    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F16));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_U8));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_U32));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, static_cast<rngtrk_layout>(7), RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32));
     EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, static_cast<rngtrk_distribution>(9), RNGTRK_DTYPE_U32));
     ASSERT_OK(RNGTRK_SAMPLE_SPEC_INIT(&s, RNGTRK_LAYOUT_STATELESS, RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32));

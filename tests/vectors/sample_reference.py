@@ -163,6 +163,12 @@ def bf16_value(h):
     return F32.from_bits(h << 16)
 
 
+def float_bits(dtype, value):
+    """The bits of a float32 (or, for f64, double) value in `dtype`: f16 and
+    bf16 round it to nearest even."""
+    return {"f16": f16_bits, "bf16": bf16_bits, "f32": F32.bits, "f64": F64.bits}[dtype](value)
+
+
 # --- one-rounding multiply-add (torch-eager-cuda's uniform) -------------------
 
 def fma_f64(a, b, c):
@@ -278,19 +284,20 @@ def element_bits(spec, seed, offset, g, numel):
         return 1 if u01_f32(L, w[c]) < F32.r(spec.a) else 0
     if spec.dist == "normal" and L == "triton":
         # One value per element from its own block: Triton's inputs, z0.
-        if dt == "f32":
+        if dt != "f64":
             u1 = max(F32.r(1e-7), u_triton_f32(w[0]))
             z = box_muller_from(F32, u1, u_triton_f32(w[1]))[0]
-            return F32.bits(F32.r(F32.r(spec.a) + F32.r(F32.r(spec.b) * z)))
+            return float_bits(dt, F32.r(F32.r(spec.a) + F32.r(F32.r(spec.b) * z)))
         z = box_muller(F64, u01_f64(L, w[0], w[1]), u01_f64(L, w[2], w[3]))[0]
         return F64.bits(spec.a + spec.b * z)
     if spec.dist == "normal":
-        F = F32 if dt == "f32" else F64
-        pick = (lambda j: u01_f32(L, unit(j))) if dt == "f32" else (lambda j: u01_f64(L, *unit(j)))
+        # f16 and bf16: the f32 value, rounded to nearest even.
+        F = F64 if dt == "f64" else F32
+        pick = (lambda j: u01_f64(L, *unit(j))) if dt == "f64" else (lambda j: u01_f32(L, unit(j)))
         z0, z1 = box_muller(F, pick(c & ~1), pick(c | 1))
         z = z1 if c & 1 else z0
         value = F.r(F.r(spec.a) + F.r(F.r(spec.b) * z))
-        return F.bits(value)
+        return float_bits(dt, value)
     # uniform
     if dt == "f64":
         a, b = unit(c)

@@ -59,6 +59,25 @@ def test_the_tracker_draws_and_advances(tracker):
     assert numpy.array_equal(halves, rngtrk.sample(PhiloxState(3, 1000), 10, dtype="f16"))
 
 
+@pytest.mark.parametrize("layout", ["stateless", "nvfuser", "torch-eager-cuda", "triton"])
+def test_normal_half_types_are_the_f32_values_rounded(layout):
+    # What randn in f32 followed by numpy's astype(float16) and torch's
+    # .to(bfloat16) gives (both round to nearest even), for the same draws.
+    state = PhiloxState(2030, 44)
+    params = dict(layout=layout, dist="normal", mean=0.25, std=3.0, sm_count=2, max_threads_per_sm=512, numel=9000)
+    want = rngtrk.sample(state, 7001, 17, dtype="f32", **params)
+    half = rngtrk.sample(state, 7001, 17, dtype="f16", **params)
+    assert half.dtype == numpy.float16
+    assert half.view("<u2").tolist() == want.astype(numpy.float16).view("<u2").tolist()
+    assert rngtrk.offset_increment(9000, layout=layout, dist="normal", dtype="f16") == \
+        rngtrk.offset_increment(9000, layout=layout, dist="normal", dtype="f32")
+    bf16 = rngtrk.sample(state, 7001, 17, dtype="bf16", **params)
+    assert bf16.dtype == numpy.uint16  # bf16 bits: numpy has no bfloat16
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed here: bf16 not compared with torch's rounding")
+    rounded = torch.from_numpy(want).to(torch.bfloat16).view(torch.int16).numpy().view("<u2")
+    assert bf16.tolist() == rounded.tolist()
+
+
 def test_torch_eager_cuda_is_torch_rand():
     # torch.manual_seed(0); torch.rand(4, device="cuda") prints 0.3990, 0.5167, 0.0249, 0.9401.
     got = rngtrk.sample(PhiloxState(0, 0), 4, layout="torch-eager-cuda")
@@ -70,7 +89,7 @@ def test_errors():
     with pytest.raises(rngtrk.InvalidArgumentError, match="unknown layout"):
         rngtrk.sample(state, 4, layout="jax")
     with pytest.raises(rngtrk.InvalidArgumentError, match="does not make dtype"):
-        rngtrk.sample(state, 4, dist="normal", dtype="f16")
+        rngtrk.sample(state, 4, dist="normal", dtype="u32")
     with pytest.raises(rngtrk.InvalidArgumentError, match="does not apply"):
         rngtrk.sample(state, 4, dist="uniform", mean=1.0)
     with pytest.raises(rngtrk.InvalidArgumentError, match="low <= high"):

@@ -59,7 +59,8 @@ pub enum Distribution {
         /// The upper end.
         high: f64,
     },
-    /// Box-Muller normal (`f32`, `f64`).
+    /// Box-Muller normal (`f32`, `f64`, [`F16Bits`], [`BF16Bits`]: the `f32`
+    /// value rounded to nearest even).
     Normal {
         /// The mean.
         mean: f64,

@@ -532,7 +532,7 @@ pub type rngtrk_layout = ::std::os::raw::c_uint;
 pub const rngtrk_distribution_RNGTRK_DIST_BITS: rngtrk_distribution = 0;
 #[doc = "< from low up to high: F32, F64, F16, BF16; param_a = low, param_b = high"]
 pub const rngtrk_distribution_RNGTRK_DIST_UNIFORM: rngtrk_distribution = 1;
-#[doc = "< Box-Muller: F32, F64; param_a = mean, param_b = std"]
+#[doc = "< Box-Muller: F32, F64, F16, BF16 (the F32 value rounded); param_a = mean, param_b = std"]
 pub const rngtrk_distribution_RNGTRK_DIST_NORMAL: rngtrk_distribution = 2;
 #[doc = "< keep mask (U8: 1 = keep) with keep probability param_a"]
 pub const rngtrk_distribution_RNGTRK_DIST_BERNOULLI: rngtrk_distribution = 3;
@@ -848,7 +848,7 @@ extern "C" {
     #[doc = "  library knows.  Returns `RNGTRK_OK`, or `RNGTRK_E_INVALID_ARGUMENT`"]
     #[doc = "  (NULL; spec_size below `RNGTRK_SAMPLE_SPEC_MIN_SIZE` or past 2^32 - 1;"]
     #[doc = "  an unknown value; a dtype the distribution does not make: BITS takes"]
-    #[doc = "  U32/U64, UNIFORM F32/F64/F16/BF16, NORMAL F32/F64, BERNOULLI U8)."]
+    #[doc = "  U32/U64, UNIFORM and NORMAL F32/F64/F16/BF16, BERNOULLI U8)."]
     pub fn rngtrk_sample_spec_init(
         spec: *mut rngtrk_sample_spec,
         spec_size: usize,
