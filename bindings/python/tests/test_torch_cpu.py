@@ -319,3 +319,15 @@ def test_a_recompute_that_draws_differently_is_caught_in_backward():
     y = checkpoint(flaky, x)
     with pytest.raises(rngtrk.ReplayMismatchError, match="expected"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("layout", ["stateless", "nvfuser", "torch-eager-cuda", "triton"])
+def test_half_randn_is_the_f32_draw_rounded_as_torch_rounds(layout, dtype):
+    """The library's normal f16/bf16, drawn directly, equal the f32 draw
+    converted by torch (what rngtrk.torch.randn gave before they existed)."""
+    got = rt.randn(3, 1001, state=S, dtype=dtype, layout=layout)
+    assert got.dtype == dtype
+    assert torch.equal(got, rt.randn(3, 1001, state=S, layout=layout).to(dtype))
+    box = rt.randn_slice((6, 40), (2, 8), (3, 20), state=S, dtype=dtype, layout=layout)
+    assert torch.equal(box, rt.randn(6, 40, state=S, layout=layout).to(dtype)[2:5, 8:28])

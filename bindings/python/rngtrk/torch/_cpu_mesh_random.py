@@ -56,8 +56,6 @@ class DrawFrom(TorchDispatchMode):
         if dtype not in _RNG_DTYPES:
             raise invalid(f"rngtrk.torch.dtensor draws {', '.join(str(d) for d in _RNG_DTYPES)}, not {dtype}")
         rng_dtype = _RNG_DTYPES[dtype]
-        if dist == "normal" and rng_dtype in ("f16", "bf16"):
-            return self.draw(dist, torch.float32, a, b, shape).to(dtype)  # rngtrk.torch.randn's rule
         spec = Spec(LAYOUT, dist, "u8" if dist == "bernoulli" else rng_dtype, a, b)
         out = draw_from_state(self.state, spec, tuple(shape), None, "cpu")
         self.state = self.state.advanced(increment(spec, tuple(shape)))

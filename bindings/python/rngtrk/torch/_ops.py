@@ -17,8 +17,8 @@ Where the numbers come from:
 
 CPU tensors are filled by the C library in place (no copy); CUDA tensors
 by its CUDA kernels on torch's current stream.  16-bit floats are made as
-f16/bf16 directly for rand (the layouts define them); randn makes f32 and
-rounds (torch's rounding, the same on CPU and CUDA).
+f16/bf16 directly (the library defines them; normal's are its f32 values
+rounded to nearest even, as torch's .to() rounds).
 """
 import torch
 
@@ -29,7 +29,7 @@ from ._rng_state_hook import follow
 from ._torch_ops import draw_untraced, register, sample_op, traceable_state, tracing, tracker_sample_op
 
 _RAND_DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16"}
-_NORMAL_DTYPES = {torch.float32: "f32", torch.float64: "f64"}
+_NORMAL_DTYPES = _RAND_DTYPES  # normal f16/bf16: the f32 value rounded to nearest even, as torch's .to() rounds
 _GEOMETRY = ("sm_count", "max_threads_per_sm")
 
 
@@ -103,8 +103,6 @@ def randn(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", la
     the f32 values rounded to the dtype."""
     shape = _size(size)
     geometry = _geometry(geometry, "randn")
-    if dtype in (torch.float16, torch.bfloat16):
-        return _draw(shape, "normal", "f32", device, state, tracker, layout, mean, std, geometry).to(dtype)
     rng_dtype = _float_dtype(dtype, _NORMAL_DTYPES, "randn")
     return _draw(shape, "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry)
 
@@ -200,9 +198,6 @@ def randn_slice(global_shape, start, local_shape, *, state=None, tracker=None, d
     """The box of randn(global_shape) (f16/bf16: the f32 values rounded)."""
     box = _box(global_shape, start, local_shape)
     geometry = _geometry(geometry, "randn_slice")
-    if dtype in (torch.float16, torch.bfloat16):
-        return _draw(box[2], "normal", "f32", device, state, tracker, layout, mean, std, geometry,
-                     box=box).to(dtype)
     rng_dtype = _float_dtype(dtype, _NORMAL_DTYPES, "randn_slice")
     return _draw(box[2], "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry, box=box)
 
