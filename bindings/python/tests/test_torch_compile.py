@@ -139,6 +139,11 @@ def test_gradients_through_a_compiled_dropout_equal_eager():
 
 # -- the process tracker, forks -----------------------------------------------------------
 
+# With CUDA the process tracker's forks swap torch's CUDA generator, which is
+# test_torch_cuda_compile.py's (fallback_random and all).
+cpu_process_tracker = pytest.mark.skipif(rt._generators.cuda_ready(), reason="torch has a CUDA device here: the "
+                                         "process tracker forks torch's CUDA generator (test_torch_cuda_compile.py)")
+
 def seeded():
     rt.model_parallel_cuda_manual_seed(1234, tp_rank=1, ep_rank=0, etp_rank=0, force_reset_rng=True)
     return rt.get_cuda_rng_tracker()
@@ -172,12 +177,14 @@ def steps(model, count=3):
     return outs, tracker.tracker.save(), tracker.generator_state()
 
 
+@cpu_process_tracker
 def test_a_forking_layer_compiles_to_one_graph_without_breaks():
     seeded()
     explained = dynamo.explain(Layer())(torch.randn(4, 8))
     assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained.break_reasons
 
 
+@cpu_process_tracker
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
 def test_a_compiled_forking_layer_draws_eagers_numbers_and_moves_the_tracker_alike(backend):
     layer = Layer()
@@ -188,6 +195,7 @@ def test_a_compiled_forking_layer_draws_eagers_numbers_and_moves_the_tracker_ali
     assert not torch.equal(compiled[0][0], compiled[0][1]), "each step draws new numbers"
 
 
+@cpu_process_tracker
 def test_an_unknown_fork_name_raises_when_the_compiled_function_draws():
     seeded()
 
@@ -222,6 +230,7 @@ def block(x):
     return y
 
 
+@cpu_process_tracker
 @pytest.mark.parametrize("ledger", [False, True], ids=["ledger-off", "ledger-raise"])
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
 def test_checkpoint_under_compile_recomputes_the_forwards_numbers(backend, ledger):

@@ -2,11 +2,10 @@
 (the CPU half: test_torch_compile.py, test_torch_checkpoint.py): the
 random ops from an explicit state compile whole on CUDA tensors and give
 eager's bits; a layer that forks the process tracker around torch's own
-F.dropout and rngtrk's ops compiles into one graph without a break when
-inductor keeps torch's random kernels (fallback_random), giving eager's
-outputs and leaving torch's CUDA generator and the named states where
-eager leaves them, and runs eagerly (correct, uncompiled) otherwise;
-torch.utils.checkpoint, eager and compiled, recomputes the forward's
+F.dropout and rngtrk's ops compiles around the fork, which breaks the
+graph on purpose and runs as it is, so that with inductor keeping torch's
+random kernels (fallback_random) its outputs, torch's CUDA generator and
+the named states equal eager's; torch.utils.checkpoint, eager and compiled, recomputes the forward's
 masks, torch's and rngtrk's, inside forks and around them.  Skips where
 there is no CUDA device or no torch.compile (torch < 2.4)."""
 import pytest
@@ -71,13 +70,16 @@ def test_every_op_from_an_explicit_state_compiles_whole_on_cuda_and_equals_eager
 
 
 class Layer(torch.nn.Module):
+    """Elementwise work only: inductor computes a matmul (and its bias) its
+    own way, in other roundings than eager's, and the comparison is of bits."""
+
     def __init__(self):
         super().__init__()
-        self.linear = torch.nn.Linear(64, 64)
+        self.scale = torch.nn.Parameter(torch.full((64,), 1.5))
 
     def forward(self, x):
         tracker = rt.get_cuda_rng_tracker()
-        h = F.dropout(self.linear(x), 0.1)
+        h = F.dropout(x * self.scale, 0.1)
         with tracker.fork():
             h = F.dropout(h, 0.5) + rt.dropout(h, 0.3)
             with tracker.fork():
@@ -94,25 +96,43 @@ def steps(model, graph_safe, count=3):
 
 @pytest.mark.usefixtures("fallback_random")
 @pytest.mark.parametrize("graph_safe", [False, True], ids=["generator", "graph-safe"])
-def test_a_forking_layer_with_torchs_dropout_compiles_whole_and_equals_eager(graph_safe):
+def test_a_forking_layer_compiles_around_its_forks_and_equals_eager(graph_safe):
+    """A fork of a CUDA tracker breaks the graph on purpose (_torch_ops.
+    fork_enter: torch's own random ops in it have no fixed place relative to
+    a traced generator swap); dynamo compiles the code around it and runs
+    the fork as it is, so with inductor keeping torch's random kernels
+    (fallback_random) every number and state equals eager's."""
     layer = Layer().cuda()
     seeded(graph_safe)
     explained = dynamo.explain(layer)(torch.randn(8, 64, device="cuda"))
-    assert (explained.graph_count, explained.graph_break_count) == (1, 0), explained.break_reasons
+    assert explained.graph_count >= 1 and explained.graph_break_count >= 1
     eager = steps(layer, graph_safe)
-    compiled = steps(torch.compile(layer, fullgraph=True), graph_safe)
+    compiled = steps(torch.compile(layer), graph_safe)
     assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0]))
     assert eager[1] == compiled[1], "torch's generator and the named states end where eager leaves them"
 
 
-def test_without_fallback_random_a_cuda_fork_runs_eagerly_and_right():
+class RngtrkOnly(torch.nn.Module):
+    def forward(self, x):
+        with rt.get_cuda_rng_tracker().fork():
+            h = rt.dropout(x, 0.5) * rt.rand(x.shape, device="cuda")
+        return h + rt.randn(x.shape, device="cuda")
+
+
+def test_a_cuda_fork_is_refused_under_fullgraph_and_rngtrks_draws_stay_eagers():
+    """fullgraph refuses the fork's break; rngtrk's draws, which read the
+    generator when they run, are eager's with inductor's own random numbers
+    too (torch's ops are not: inductor draws those its own way)."""
     layer = Layer().cuda()
-    eager = steps(layer, False)
-    compiled = steps(torch.compile(layer), False)
-    assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0])), "the frame ran eagerly: eager's numbers"
-    assert eager[1] == compiled[1]
+    seeded()
     with pytest.raises(Exception):
-        torch.compile(layer, fullgraph=True)(torch.randn(8, 64, device="cuda"))  # the break is refused there
+        torch.compile(layer, fullgraph=True)(torch.randn(8, 64, device="cuda"))
+    dynamo.reset()
+    only = RngtrkOnly()
+    eager = steps(only, False)
+    compiled = steps(torch.compile(only), False)
+    assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0]))
+    assert eager[1] == compiled[1]
 
 
 def block(x):

@@ -11,11 +11,12 @@ back, so a recomputation draws what the forward drew, as torch's own
 random ops do (docs/pytorch.md, "Activation checkpointing").
 
 What a tensor stands for, per tracker (`_Snapshot`): the named states, the
-generator (what rngtrk.torch's ops draw from outside forks) where rngtrk
-keeps it (on CPU-only torch, and for a plain rngtrk.Tracker; with CUDA the
-generator is torch's CUDA generator, which torch saves and restores
-itself), the forks open at the time, and, with the tracker's ledger on,
-the ledger's position.  The record lives beside the tensor (keyed by its
+generator (what rngtrk.torch's ops draw from: on CPU-only torch rngtrk's
+active state, with CUDA torch's CUDA generator, which torch saves itself
+only for the devices of a checkpointed function's tensor arguments, so a
+function of CPU tensors drawing through a CUDA machine's tracker needs it
+here), the forks open at the time, and, with the tracker's ledger on, the
+ledger's position.  The record lives beside the tensor (keyed by its
 id, dropped with it), never in it: a saved tensor pickles as torch's own.
 
 Restoring puts the named states back and writes the saved generator into
@@ -109,15 +110,14 @@ def _snapshot(tracker):
         forks = () if tracker.fork_depth == 0 else None  # a plain tracker does not name its open forks
         return _Snapshot(tracker.get_states(), tracker.active_state(), tracker.get_default(), forks,
                          _position(tracker))
+    if tracker._cuda and capturing():
+        return None  # torch can read no generator during a capture (and restores none then either)
     if tracker._graph_safe:
-        if capturing():
-            return None  # torch can copy no generator during a capture; it restores none then either
         named = tracker.get_states()  # copies of the live generators
     else:
         tracker._sync_open()
         named = tracker.tracker.get_states()  # {name: 16 bytes}: the cheapest copy
-    generator = None if tracker._cuda else tracker.generator_state()
-    return _Snapshot(named, generator, None, tuple(tracker._open), _position(tracker))
+    return _Snapshot(named, tracker.generator_state(), None, tuple(tracker._open), _position(tracker))
 
 
 def get_rng_state():
@@ -143,30 +143,38 @@ def set_rng_state(new_state):
     if record is None:
         return
     backward = _in_backward()
-    for ref, snapshot in record.entries:
-        tracker = ref()
-        if tracker is not None:
-            _restore(tracker, snapshot, record.serial, backward)
+    entries = [(ref(), snapshot) for ref, snapshot in record.entries]
+    entries = [(tracker, snapshot) for tracker, snapshot in entries if tracker is not None]
+    # In phases, not tracker by tracker: with CUDA every drop-in's generator
+    # is torch's one CUDA generator, so each tracker's forks are left while
+    # it still holds the recompute's progress, and written only at the end.
+    for tracker, _ in entries:
+        recompute = _recomputes.get(tracker)
+        if recompute is not None and record.serial < recompute.opened:
+            _close(tracker, recompute)
+    for tracker, snapshot in entries:
+        _put_named(tracker, snapshot.named)
+        if isinstance(tracker, Tracker) and tracker.get_default() != snapshot.default:
+            tracker.set_default(snapshot.default)
+    if backward:
+        for tracker, snapshot in entries:
+            _maybe_open(tracker, snapshot)
+    for tracker, snapshot in entries:
+        if snapshot.generator is not None:
+            _set_generator(tracker, snapshot.generator)
 
 
-def _restore(tracker, snapshot, serial, backward):
-    recompute = _recomputes.get(tracker)
-    if recompute is not None and serial < recompute.opened:
-        _close(tracker, recompute)
-        recompute = None
-    _put_named(tracker, snapshot.named)
-    if isinstance(tracker, Tracker) and tracker.get_default() != snapshot.default:
-        tracker.set_default(snapshot.default)
-    if backward and recompute is None and snapshot.forks is not None:
-        reopen = () if isinstance(tracker, Tracker) or tuple(tracker._open) == snapshot.forks else snapshot.forks
-        # Only draws that go through the rngtrk tracker reach its ledger: a
-        # plain tracker's, and a drop-in's where rngtrk keeps the generator.
-        replay = (snapshot.generator is not None and snapshot.position is not None
-                  and _rewinds(tracker, snapshot.position))
-        if reopen or replay:
-            _open(tracker, reopen, snapshot.position if replay else None)
-    if snapshot.generator is not None:
-        _set_generator(tracker, snapshot.generator)
+def _maybe_open(tracker, snapshot):
+    """A restore during backward starts a recompute (module text)."""
+    if _recomputes.get(tracker) is not None or snapshot.forks is None:
+        return
+    reopen = () if isinstance(tracker, Tracker) or tuple(tracker._open) == snapshot.forks else snapshot.forks
+    # Only draws that go through the rngtrk tracker reach its ledger: a
+    # plain tracker's, and a drop-in's where rngtrk keeps the generator.
+    replay = ((isinstance(tracker, Tracker) or not tracker._cuda) and snapshot.position is not None
+              and _rewinds(tracker, snapshot.position))
+    if reopen or replay:
+        _open(tracker, reopen, snapshot.position if replay else None)
 
 
 def _put_named(tracker, named):
@@ -243,22 +251,53 @@ else:  # torch < 2.1: the engine refuses this question about a node outside a ba
         return True
 
 
+get_rng_state.torch_function = _torch_get_rng_state  # (a reload of this module finds torch's own)
+set_rng_state.torch_function = _torch_set_rng_state
+
+# What torch.get_rng_state / set_rng_state are while installed: the two
+# functions above, or, once torch._dynamo is imported, the same behind
+# torch._dynamo.disable, so that torch.compile never traces into them (it
+# would compile their helpers frame by frame and recompile at every save);
+# it breaks the graph there and runs them as they are.
+_current = {"get": get_rng_state, "set": set_rng_state}
+_dynamo_watch = []
+
+
+def _put(get, set_):
+    torch.get_rng_state = torch.random.get_rng_state = get
+    torch.set_rng_state = torch.random.set_rng_state = set_
+
+
+def _behind_dynamo_disable(module):
+    """Run right after torch._dynamo is imported: wrap the two functions,
+    and put the wrapped ones in place if installed."""
+    was_installed = installed()
+    for key, plain in (("get", get_rng_state), ("set", set_rng_state)):
+        wrapped = module.disable(plain)
+        wrapped.torch_function = plain.torch_function
+        _current[key] = wrapped
+    if was_installed:
+        _put(_current["get"], _current["set"])
+
+
 def install():
     """Puts the two functions in place of torch's (idempotent)."""
-    torch.get_rng_state = get_rng_state
-    torch.set_rng_state = set_rng_state
-    torch.random.get_rng_state = get_rng_state
-    torch.random.set_rng_state = set_rng_state
+    _put(_current["get"], _current["set"])
+    if not _dynamo_watch:
+        from ._install import Installer, ModulePatch
+        _dynamo_watch.append(Installer([ModulePatch("torch._dynamo", lambda module: {},
+                                                    after=_behind_dynamo_disable)]))
+        _dynamo_watch[0].install()
 
 
 def uninstall():
     """Puts torch's own two functions back (tests: what torch does alone)."""
-    torch.get_rng_state = torch.random.get_rng_state = _torch_get_rng_state
-    torch.set_rng_state = torch.random.set_rng_state = _torch_set_rng_state
+    _put(_torch_get_rng_state, _torch_set_rng_state)
 
 
 def installed():
-    return torch.get_rng_state is get_rng_state and torch.set_rng_state is set_rng_state
+    return torch.get_rng_state in (get_rng_state, _current["get"]) and \
+        torch.set_rng_state in (set_rng_state, _current["set"])
 
 
 __all__ = ["follow", "install", "uninstall", "installed", "get_rng_state", "set_rng_state", "torch_get_rng_state",

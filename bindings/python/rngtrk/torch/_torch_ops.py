@@ -8,9 +8,9 @@ instead of breaking the graph or skipping the frame (docs/pytorch.md,
       tensor and its arguments, free to be recomputed, merged or reordered.
   rngtrk::tracker_sample(tick, tracker, forks, spec..., shape, box, out_device, *, device)
       a draw from a tracker, which it moves; returns (values, tick + 1).
-  rngtrk::fork_enter / fork_exit(token, tracker, name)
-      a fork's entry and exit on a tracker whose generator is torch's CUDA
-      generator (what torch's own random ops read).
+
+A fork of a drop-in tracker has no operator: its entry and exit are
+recorded while tracing, for the draws inside (fork_enter / fork_exit).
 
 Why this shape:
 * tracker_sample reads the tracker when it runs, not when it is traced, so
@@ -30,11 +30,7 @@ Why this shape:
   which the caller writes back: the draws of one tracker form a chain of
   data dependencies, so no compiler merges two equal draws, drops one whose
   values are unused (the tracker must still move) or reorders them.
-* On CUDA the fork operators swap torch's generator for torch's own random
-  ops in the fork (F.dropout); they mutate a token, so they stay in program
-  order and are never dropped, and torch's random kernels, which inductor
-  keeps in program order when it runs them as they are
-  (torch._inductor.config.fallback_random), draw from the forked state.
+* A fork of a CUDA tracker breaks the graph instead (fork_enter says why).
 """
 import weakref
 
@@ -87,9 +83,6 @@ def register(tracker):
         raise TypeError("rngtrk.torch: this rngtrk.Tracker was made before rngtrk.torch was imported and has "
                         "not drawn through rngtrk.torch yet, so torch.compile cannot name it; draw from it once "
                         "outside the compiled function first")
-    if AVAILABLE and getattr(tracker, "_cuda", False):
-        global _inductor_config
-        import torch._inductor.config as _inductor_config
     key = max(_TRACKERS.keys(), default=0) + 1
     tracker._torch_tick = torch.zeros((), dtype=torch.int64)
     tracker._torch_forks = []  # outermost first
@@ -140,14 +133,6 @@ def _tracker_sample(tick, key, forks, layout, dist, dtype, a, b, sm_count, max_t
     return out, tick + 1
 
 
-def _fork_enter(token, key, name):
-    _tracker(key)._enter(name)
-
-
-def _fork_exit(token, key, name):
-    _tracker(key)._leave(name)
-
-
 def _fake_output(dtype, shape, out_device):
     return torch.empty(shape, dtype=TORCH_DTYPES[dtype], device=out_device)
 
@@ -161,10 +146,7 @@ if AVAILABLE and not hasattr(torch.ops.rngtrk, "sample"):
     _HOST = (torch.Tag.cudagraph_unsafe,) if hasattr(torch.Tag, "cudagraph_unsafe") else ()
     _lib.define(f"tracker_sample(Tensor tick, int tracker, str[] forks, {_SPEC}, {_BOX}, *, Device device) "
                 "-> (Tensor, Tensor)", tags=(torch.Tag.nondeterministic_seeded, *_HOST))
-    _lib.define("fork_enter(Tensor(a!) token, int tracker, str name) -> ()", tags=_HOST)
-    _lib.define("fork_exit(Tensor(a!) token, int tracker, str name) -> ()", tags=_HOST)
-    for _name, _impl in (("sample", _sample), ("tracker_sample", _tracker_sample), ("fork_enter", _fork_enter),
-                         ("fork_exit", _fork_exit)):
+    for _name, _impl in (("sample", _sample), ("tracker_sample", _tracker_sample)):
         _lib.impl(_name, _impl, "CompositeExplicitAutograd")
 
     @torch.library.register_fake("rngtrk::sample", lib=_lib)
@@ -176,18 +158,7 @@ if AVAILABLE and not hasattr(torch.ops.rngtrk, "sample"):
           out_device, *, device):
         return _fake_output(dtype, shape, out_device), torch.empty_like(tick)
 
-    @torch.library.register_fake("rngtrk::fork_enter", lib=_lib)
-    def _(token, key, name):
-        return None
 
-    @torch.library.register_fake("rngtrk::fork_exit", lib=_lib)
-    def _(token, key, name):
-        return None
-
-_FORK_TOKEN = torch.zeros(1)
-# torch._inductor.config, imported when the first CUDA tracker registers
-# (it imports much of torch: not for CPU-only users).
-_inductor_config = None
 
 
 # -- what the ops call ---------------------------------------------------------------------
@@ -252,27 +223,23 @@ def tracker_sample_op(tracker, spec, shape, box, device):
 
 
 def fork_enter(tracker, name):
-    """A fork's entry while torch traces: recorded for the draws inside;
-    on CUDA also the operator that swaps torch's generator for torch's own
-    random ops in the fork.  Those draw from the forked state only when
-    inductor runs them as they are (fallback_random): its own random
-    numbers come from seeds it draws once per graph, which would put
-    torch's ops inside and outside the fork on one stream.  Without it the
-    function runs eagerly, a fork with the generator swapped, as before
-    (torch._dynamo.explain shows the break; docs/pytorch.md)."""
-    key = register(tracker)
-    if getattr(tracker, "_cuda", False) and not _inductor_config.fallback_random:
-        torch._dynamo.graph_break()  # inside the fork's `with`: dynamo runs the whole function eagerly
-    tracker._torch_forks.append(name)
+    """A fork's entry while torch traces: recorded for the draws inside,
+    which enter the fork themselves.  A fork of a CUDA tracker swaps torch's
+    CUDA generator for torch's own random ops in it (F.dropout), whose place
+    relative to the swap nothing in the graph fixes: measured on an H200
+    (torch 2.11), a traced CUDA fork compiled into one graph but drew other
+    numbers than eager and left other states.  So there the fork breaks the
+    graph on purpose; dynamo compiles the code around it and runs the `with`
+    block as it is (docs/pytorch.md)."""
+    register(tracker)
     if getattr(tracker, "_cuda", False):
-        torch.ops.rngtrk.fork_enter(_FORK_TOKEN, key, name)
+        torch._dynamo.graph_break()
+    tracker._torch_forks.append(name)
 
 
 def fork_exit(tracker, name):
-    key = register(tracker)
+    register(tracker)
     tracker._torch_forks.pop()
-    if getattr(tracker, "_cuda", False):
-        torch.ops.rngtrk.fork_exit(_FORK_TOKEN, key, name)
 
 
 __all__ = ["AVAILABLE", "tracing", "register", "state_input", "sample_op", "tracker_sample_op", "fork_enter",
