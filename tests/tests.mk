@@ -144,7 +144,7 @@ test-tsan:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CUDA=0 OPTFLAGS="-O1 -g" CXXFLAGS="$(TSAN_FLAGS)" \
 	    LDFLAGS="$(TSAN_FLAGS)" $(BUILD)/tsan/tests/api_tests
 	TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/tests/api_tests --gtest_brief=1 \
-	    --gtest_filter='Stress.*:Sample.Threads*:Tracker.*:Sample.TrackerDraws*'
+	    --gtest_filter='Stress.*:Sample.Threads*:Tracker.*:Sample.TrackerDraws*:Errors.TrackerMessage*'
 # Valgrind on the C test programs (the heavy statistics test excepted: it is
 # the same code as the others, a million times).
 test-valgrind:
