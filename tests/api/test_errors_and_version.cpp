@@ -272,6 +272,29 @@ TEST(Errors, TrackerMessageIsNeverTorn) {
     for (std::thread &th : failing) th.join();
 }
 
+TEST(Errors, MessagesCountInEnglish) {
+    // "1 trailing byte", "2 trailing bytes": a count and its noun agree.
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "a", 1));
+    const std::vector<uint8_t> good = save(t.get());
+    TrackerPtr u = new_tracker();
+    for (size_t extra : {1, 2}) {
+        std::vector<uint8_t> bytes = good;
+        bytes.resize(good.size() + extra, 0);
+        EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_tracker_load(u.get(), bytes.data(), bytes.size()));
+        const std::string expected = extra == 1 ? "1 trailing byte after" : "2 trailing bytes after";
+        EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find(expected)) << rngtrk_last_error();
+    }
+    const uint8_t one = 'R';
+    EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_tracker_load(u.get(), &one, 1));
+    EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find("only 1 byte)")) << rngtrk_last_error();
+    uint8_t small[1];
+    size_t len = 0;
+    EXPECT_STATUS(RNGTRK_E_BUFFER_TOO_SMALL, rngtrk_tracker_save(t.get(), small, sizeof small, &len));
+    EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find("needs " + std::to_string(len) + " bytes; the capacity is 1"))
+        << rngtrk_last_error();
+}
+
 TEST(Version, NumberAndStringMatchTheHeader) {
     EXPECT_EQ(static_cast<uint32_t>(RNGTRK_VERSION_NUMBER), rngtrk_version_number());
     EXPECT_EQ(static_cast<uint32_t>(RNGTRK_VERSION_MAJOR * 10000 + RNGTRK_VERSION_MINOR * 100 +
