@@ -308,6 +308,16 @@ include tests/tests.mk
 include bench/bench.mk
 include tests/fuzz/fuzz.mk
 
+# The benchmarks (bench/bench.mk) install what they need first too, as
+# order-only prerequisites (nothing is rebuilt for them): deps-PART runs
+# tools/install-deps.sh PART.
+$(BENCH) $(BENCH_GPU): | deps-bench
+bench-python: | deps-python
+bench-torch: | deps-torch
+bench-rust: | deps-rust
+deps-%:
+	@tools/install-deps.sh $*
+
 clean:
 	rm -rf $(BUILD)
 
