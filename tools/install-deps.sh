@@ -77,7 +77,8 @@ if [ $cargo = yes ] && ! command -v cargo >/dev/null 2>&1 && ! [ -x "$HOME/.carg
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
-    echo "install-deps: no dpkg here; make sure these (Debian names) are installed:$wanted"
+    # Nothing can be told missing (--missing says nothing), only named.
+    [ $only_list = yes ] || echo "install-deps: no dpkg here; make sure these (Debian names) are installed:$wanted"
     exit 0
 fi
 
