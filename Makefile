@@ -12,11 +12,13 @@
 #   make test-gpu      the CUDA tests alone (needs a GPU)
 #   make test-mpi      the Open MPI runs (8 ranks, then 4 on another layout); also in make test
 #   make test-torch-dist  a torch.distributed job (4 ranks, resumed on 2); also in make test
-#   make test-fresh    the README's commands on a bare Debian 12 (debootstrap; root)
+#   make test-fresh [SUITE=trixie|sid|bookworm]   the README's commands on a bare Debian of that release
+#                      (this machine's by default; debootstrap; root)
+#   make test-werror   warnings as errors with g++ and clang, every header compiled alone
 #   make test-aarch64  cross-built for aarch64, the C API tests under qemu-aarch64
 #   make test-upstream MEGATRON_LM=DIR SLAPO=DIR   upstream's own RNG tests against rngtrk (docs/pytorch.md)
 #   make test-asan / test-tsan / test-valgrind / test-valgrind-rust   the tests under sanitizers and valgrind
-#   make fuzz          libFuzzer harnesses, FUZZ_SECONDS each (clang-14)
+#   make fuzz          libFuzzer harnesses, FUZZ_SECONDS each (this release's clang)
 #   make abi-check     the exported ABI against abi/librngtrk.abi
 #   make abi-update    record a deliberate ABI change in abi/librngtrk.abi
 #   make python-cdef   regenerate bindings/python/rngtrk/_cdef.py and _rngtrk_ffi.py from c_api/rngtrk.h
@@ -50,10 +52,17 @@ DESTDIR      ?=
 CXX      ?= g++
 CC       ?= cc
 OPTFLAGS ?= -O2 -g
+# The project's warning set (tests/headers_alone_test.sh reads this line).
 WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wpedantic
+# WERROR=1 (make test-werror, CI): every warning of the library, the rngtrk
+# command, the test programs and the demo is an error.
+WERROR ?= 0
+WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
+# clang or GCC (some warning options are GCC's only).
+CXX_IS_CLANG := $(findstring clang,$(shell $(CXX) --version 2>/dev/null | head -1))
 # -ffp-contract=off: no fused multiply-add behind our back, so the scalar,
 # SIMD and CUDA paths round every float operation alike (core/det_math.h).
-LIB_CXXFLAGS := -std=c++17 $(OPTFLAGS) $(WARNINGS) -ffp-contract=off -pthread -fPIC -fvisibility=hidden \
+LIB_CXXFLAGS := -std=c++17 $(OPTFLAGS) $(WARNINGS) $(WERROR_FLAG) -ffp-contract=off -pthread -fPIC -fvisibility=hidden \
                 -fvisibility-inlines-hidden -MMD -MP $(CXXFLAGS)
 # The core and the CUDA backend see only core/ (they never include the public
 # header: core/status.h is theirs); the C layer sees both.
@@ -87,7 +96,7 @@ NVCC_FLAGS := -std=c++17 -O3 --fmad=false $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisib
 ifeq ($(CUDA),1)
 LIB_OBJECTS += $(OBJDIR)/cuda/cuda_backend.o
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
-# For rngtrk.pc: static consumers link the CUDA runtime too.
+# Static consumers link the CUDA runtime too (rngtrk.pc, the CMake package).
 CUDA_PC_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
 else
 LIB_OBJECTS += $(OBJDIR)/cuda/cuda_unavailable.o
@@ -123,6 +132,15 @@ $(DEVICE_HEADER): cuda/rngtrk_device.cuh $(wildcard core/*.h) tools/amalgamate_d
 	tools/amalgamate_device_header.sh $@
 lib: $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME) $(STATIC_LIB) $(PC_FILE)
 
+# A missing compiler is named in one line, with where to get it, before
+# anything is built.
+.PHONY: compilers-present
+compilers-present:
+	@for c in $(firstword $(CXX)) $(firstword $(CC)); do command -v $$c >/dev/null 2>&1 || { \
+	    echo "make: no compiler $$c: install g++ (Debian: sudo apt-get install g++ make, or tools/install-deps.sh build)"; \
+	    exit 1; }; done
+$(LIB_OBJECTS) $(CLI): | compilers-present
+
 $(OBJDIR)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIB_CXXFLAGS) $(lib_includes) $(TARGET_FLAGS) -c $< -o $@
@@ -136,7 +154,7 @@ ENGINE_FLAGS := -O3 -fno-trapping-math
 $(OBJDIR)/core/sample_scalar.o: TARGET_FLAGS := $(ENGINE_FLAGS)
 $(OBJDIR)/core/sample_avx2.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx2
 $(OBJDIR)/core/sample_avx512.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx512f -mavx512bw -mavx512dq -mavx512vl \
-    -Wno-maybe-uninitialized -Wno-uninitialized  # GCC 12 misreads _mm512_undefined in its own headers
+    $(if $(CXX_IS_CLANG),,-Wno-maybe-uninitialized) -Wno-uninitialized  # GCC 12 misreads _mm512_undefined in its own headers
 
 $(SHARED_LIB): $(LIB_OBJECTS) c_api/exports.map
 	$(CXX) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=c_api/exports.map \
@@ -150,14 +168,23 @@ $(STATIC_LIB): $(LIB_OBJECTS)
 	ar rcs $@ $(LIB_OBJECTS)
 
 # The .pc names the install locations; `make install` writes it again with
-# the PREFIX/LIBDIR/INCLUDEDIR given there.
+# the PREFIX/LIBDIR/INCLUDEDIR given there.  The installed one finds its
+# prefix from where it lies (${pcfiledir}), so an installed tree can move
+# (and `pkg-config --define-prefix` agrees); libdir and includedir follow
+# the prefix when they are under it.  The CUDA runtime's folder is given as
+# a linker option (-Wl,-L): it is this build machine's toolkit, which
+# PKG_CONFIG_SYSROOT_DIR (a staging DESTDIR, say) must not prefix.
+under_prefix = $(if $(filter $(PREFIX),$(1)),$${prefix},$(if $(filter $(PREFIX)/%,$(1)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1)))
+CUDA_PC_LINK = $(patsubst -L%,-Wl$(comma)-L%,$(CUDA_PC_LIBS))
+comma := ,
 define make_pc
-sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-    -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(CUDA_PC_LIBS)|' pkgconfig/rngtrk.pc.in > $(1)
+sed -e 's|@PREFIX@|$(2)|' -e 's|@LIBDIR@|$(call under_prefix,$(LIBDIR))|' \
+    -e 's|@INCLUDEDIR@|$(call under_prefix,$(INCLUDEDIR))|' \
+    -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(CUDA_PC_LINK)|' pkgconfig/rngtrk.pc.in > $(1)
 endef
 $(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h Makefile
 	@mkdir -p $(BUILD)
-	$(call make_pc,$@)
+	$(call make_pc,$@,$(PREFIX))
 
 # The CMake package (find_package(rngtrk CONFIG)): its paths are relative to
 # CMAKEDIR, so an installed tree can move.  The static target links what the
@@ -178,7 +205,7 @@ $(CLI_USAGE): tools/cli/sample_usage.txt
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
 $(CLI): $(CLI_SOURCES) tools/cli/cli.h c_api/rngtrk.h $(CLI_USAGE) $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
-	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -D_POSIX_C_SOURCE=200809L -Ic_api -I$(BUILD)/gen -o $@ $(CLI_SOURCES) -lm \
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic $(WERROR_FLAG) -D_POSIX_C_SOURCE=200809L -Ic_api -I$(BUILD)/gen -o $@ $(CLI_SOURCES) -lm \
 	    -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
 
 install: lib $(CLI) $(DEVICE_HEADER)
@@ -189,7 +216,7 @@ install: lib $(CLI) $(DEVICE_HEADER)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/librngtrk.so
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
-	$(call make_pc,$(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc)
+	$(call make_pc,$(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc,$${pcfiledir}/$(shell realpath -m --relative-to=$(PKGCONFIGDIR) $(PREFIX)))
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc
 	install -d $(DESTDIR)$(CMAKEDIR)
 	$(call make_cmake_config,pkgconfig/rngtrkConfig.cmake.in,$(DESTDIR)$(CMAKEDIR)/rngtrkConfig.cmake)
@@ -226,10 +253,12 @@ uninstall:
 # parses nothing; `make test` fails when they are stale.
 PYTHON ?= /usr/bin/python3
 python-cdef:
+	@tools/install-deps.sh build python
 	$(PYTHON) bindings/python/generate_cdef.py
 
 # The Rust crate's raw declarations, generated by bindgen and checked in.
 bindgen:
+	@tools/install-deps.sh bindgen
 	bindings/rust/rngtrk-sys/generate_sys.sh
 
 # rustup's cargo lives in ~/.cargo/bin, which may not be on PATH.
@@ -278,6 +307,16 @@ include tests/mpi/mpi.mk  # before tests.mk, whose test-programs lists $(MPI_PRO
 include tests/tests.mk
 include bench/bench.mk
 include tests/fuzz/fuzz.mk
+
+# The benchmarks (bench/bench.mk) install what they need first too, as
+# order-only prerequisites (nothing is rebuilt for them): deps-PART runs
+# tools/install-deps.sh PART.
+$(BENCH) $(BENCH_GPU): | deps-bench
+bench-python: | deps-python
+bench-torch: | deps-torch
+bench-rust: | deps-rust
+deps-%:
+	@tools/install-deps.sh $*
 
 clean:
 	rm -rf $(BUILD)

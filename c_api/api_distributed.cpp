@@ -100,7 +100,7 @@ RNGTRK_API rngtrk_status rngtrk_origin_init(rngtrk_origin *origin, size_t origin
 
 RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed_policy policy, uint64_t seed,
                                                   const rngtrk_parallel_rank *rank, uint32_t flags) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         const rngtrk_parallel_rank c = rngtrk::read_versioned(rank, RNGTRK_PARALLEL_RANK_MIN_SIZE, rngtrk_parallel_rank{}, "rank");
         const rngtrk::SeedPolicy p = rngtrk::checked_seed_policy(static_cast<uint32_t>(policy));
@@ -116,14 +116,14 @@ RNGTRK_API rngtrk_status rngtrk_tracker_seed_rank(rngtrk_tracker *t, rngtrk_seed
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_get_origin(const rngtrk_tracker *t, rngtrk_origin *out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         rngtrk::write_versioned(out, RNGTRK_ORIGIN_MIN_SIZE, to_c(t->impl.origin()), "origin");
     });
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_digest(const rngtrk_tracker *t, uint64_t *out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
         *out = rngtrk::tracker_digest(t->impl);

@@ -17,7 +17,7 @@ using rngtrk::require_pointer;
 extern "C" {
 
 RNGTRK_API rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *t, rngtrk_ledger_mode mode, uint64_t capacity) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         if (mode < RNGTRK_LEDGER_OFF || mode > RNGTRK_LEDGER_RECORD)
             rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown ledger mode " + std::to_string(mode));
@@ -27,7 +27,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_set_ledger(rngtrk_tracker *t, rngtrk_led
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *t, uint64_t *out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
         *out = t->impl.ledger().mark();
@@ -35,7 +35,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_ledger_mark(rngtrk_tracker *t, uint64_t 
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *t, uint64_t mark) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         t->impl.ledger().replay_begin(mark);
     });
@@ -57,7 +57,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_replay_prefix_begin(rngtrk_tracker *t, u
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *t) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         t->impl.ledger().replay_end();
     });
@@ -65,7 +65,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_replay_end(rngtrk_tracker *t) {
 
 RNGTRK_API rngtrk_status rngtrk_tracker_ledger_overlaps(const rngtrk_tracker *t, rngtrk_overlap *out, size_t capacity,
                                                         size_t *count) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(count, "count");
         const auto &overlaps = t->impl.ledger().overlaps();

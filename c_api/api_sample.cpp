@@ -69,7 +69,7 @@ RNGTRK_API const char *rngtrk_cpu_path(void) { return rngtrk::cpu_path().name; }
 RNGTRK_API rngtrk_status rngtrk_tracker_sample(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec,
                                                uint64_t count, void *out, size_t out_capacity,
                                                rngtrk_philox_state *out_before) {
-    return guarded([&] {
+    return guarded(tracker, [&] {
         require_pointer(tracker, "tracker");
         rngtrk::Tracker &t = tracker->impl;
         const rngtrk::PhiloxState active = t.active_state();
@@ -85,7 +85,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *tracker, co
                                                      size_t ndim, const uint64_t *global_shape,
                                                      const uint64_t *start, const uint64_t *local_shape, void *out,
                                                      size_t out_capacity, rngtrk_philox_state *out_before) {
-    return guarded([&] {
+    return guarded(tracker, [&] {
         require_pointer(tracker, "tracker");
         rngtrk::Tracker &t = tracker->impl;
         const rngtrk::PhiloxState active = t.active_state();
@@ -100,7 +100,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *tracker, co
 RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *tracker, const rngtrk_sample_spec *spec,
                                                     uint64_t count, const float *in, float *out,
                                                     rngtrk_philox_state *out_before) {
-    return guarded([&] {
+    return guarded(tracker, [&] {
         require_pointer(tracker, "tracker");
         rngtrk::Tracker &t = tracker->impl;
         const rngtrk::PhiloxState active = t.active_state();

@@ -9,6 +9,8 @@
 #include "../core/name_rules.h"
 #include "../core/tracker.h"
 #include "api_convert.h"
+#include "../core/counted.h"
+#include "api_give_text.h"
 #include "api_guard.h"
 #include "api_tracker_handle.h"
 
@@ -36,21 +38,21 @@ RNGTRK_API rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out) {
 RNGTRK_API void rngtrk_tracker_free(rngtrk_tracker *tracker) { delete tracker; }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_add(rngtrk_tracker *t, const char *name, uint64_t seed) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         t->impl.add(checked_name(name), seed);
     });
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *t, const char *name) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         t->impl.fork(lookup_name(name));
     });
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *t, const char *name) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         t->impl.restore(lookup_name(name));
     });
@@ -58,7 +60,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *t, const char *n
 
 RNGTRK_API rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *t, const char *name,
                                                   rngtrk_philox_state *out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
         *out = to_c(t->impl.state(lookup_name(name)));
@@ -67,7 +69,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_get_state(const rngtrk_tracker *t, const
 
 RNGTRK_API rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char *name,
                                                   const rngtrk_philox_state *state) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(state, "state");
         t->impl.set_state(lookup_name(name), to_core(*state));
@@ -77,7 +79,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_set_state(rngtrk_tracker *t, const char 
 RNGTRK_API rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *t, const char *const *names,
                                                    const rngtrk_philox_state *states,
                                                    size_t count) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         if (count != 0) {
             require_pointer(names, "names");
@@ -95,7 +97,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_set_states(rngtrk_tracker *t, const char
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *t, size_t *out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
         *out = t->impl.table().size();
@@ -104,7 +106,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_count(const rngtrk_tracker *t, size_t *o
 
 RNGTRK_API rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t index,
                                                 const char **out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
         const size_t count = t->impl.table().size();
@@ -117,7 +119,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_name_at(const rngtrk_tracker *t, size_t 
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *t, size_t *out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
         *out = t->impl.fork_depth();
@@ -125,14 +127,14 @@ RNGTRK_API rngtrk_status rngtrk_tracker_fork_depth(const rngtrk_tracker *t, size
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_reset(rngtrk_tracker *t) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         t->impl.reset();
     });
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_manual_seed(rngtrk_tracker *t, uint64_t seed) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         t->impl.manual_seed(seed);
     });
@@ -140,7 +142,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_manual_seed(rngtrk_tracker *t, uint64_t 
 
 RNGTRK_API rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *t,
                                                     rngtrk_philox_state *out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
         *out = to_c(t->impl.default_state());
@@ -149,7 +151,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_get_default(const rngtrk_tracker *t,
 
 RNGTRK_API rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *t,
                                                     const rngtrk_philox_state *state) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(state, "state");
         t->impl.set_default_state(to_core(*state));
@@ -158,7 +160,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_set_default(rngtrk_tracker *t,
 
 RNGTRK_API rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t,
                                                      rngtrk_philox_state *out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
         *out = to_c(t->impl.active_state());
@@ -167,7 +169,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_active_state(const rngtrk_tracker *t,
 
 RNGTRK_API rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t increment,
                                                 rngtrk_philox_state *out_before) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         const rngtrk::PhiloxState before = t->impl.advance(increment);
         if (out_before != nullptr) *out_before = to_c(before);
@@ -176,7 +178,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_advance(rngtrk_tracker *t, uint64_t incr
 
 RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *dst,
                                              size_t capacity, size_t *out_len) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out_len, "out_len");
         if (dst == nullptr && capacity != 0)
@@ -185,16 +187,15 @@ RNGTRK_API rngtrk_status rngtrk_tracker_save(const rngtrk_tracker *t, uint8_t *d
         *out_len = needed;
         if (dst == nullptr) return;  // the size query
         if (capacity < needed)
-            rngtrk::fail(RNGTRK_E_BUFFER_TOO_SMALL,
-                         "checkpoint needs " + std::to_string(needed) + " bytes, capacity is " +
-                             std::to_string(capacity));
+            rngtrk::fail(RNGTRK_E_BUFFER_TOO_SMALL, "the checkpoint needs " + rngtrk::counted(needed, "byte") +
+                                                        "; the capacity is " + std::to_string(capacity));
         t->impl.save_to(dst);
     });
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint8_t *src, size_t len,
                                                    uint32_t flags) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         if (len != 0) require_pointer(src, "src");
         if (flags & ~uint32_t{RNGTRK_LOAD_ANY_RANK}) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown load flags");
@@ -204,7 +205,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_load_flags(rngtrk_tracker *t, const uint
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const char *path) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(path, "path");
         std::vector<uint8_t> bytes(t->impl.saved_size());
@@ -214,7 +215,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_save_file(const rngtrk_tracker *t, const
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char *path, uint32_t flags) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(path, "path");
         if (flags & ~uint32_t{RNGTRK_LOAD_ANY_RANK}) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "unknown load flags");
@@ -224,29 +225,14 @@ RNGTRK_API rngtrk_status rngtrk_tracker_load_file(rngtrk_tracker *t, const char 
     });
 }
 
-namespace {
-
-// Hands `json` to the caller as rngtrk_tracker_save hands bytes: a size
-// query, or the text and its NUL when it fits.
-void give_text(const std::string &json, char *dst, size_t capacity, size_t *out_len) {
-    if (dst == nullptr && capacity > 0) rngtrk::fail(RNGTRK_E_INVALID_ARGUMENT, "dst is NULL but capacity is not 0");
-    *out_len = json.size();
-    if (dst == nullptr) return;  // size query
-    if (capacity < json.size() + 1)
-        rngtrk::fail(RNGTRK_E_BUFFER_TOO_SMALL, "the JSON needs " + std::to_string(json.size() + 1) +
-                                                    " bytes with its NUL, capacity is " + std::to_string(capacity));
-    std::memcpy(dst, json.c_str(), json.size() + 1);
-}
-
-}  // namespace
-
 RNGTRK_API rngtrk_status rngtrk_checkpoint_json(const uint8_t *src, size_t len, char *dst, size_t capacity,
                                                 size_t *out_len) {
     return guarded([&] {
         if (len != 0) require_pointer(src, "src");
         require_pointer(out_len, "out_len");
         static const uint8_t empty = 0;
-        give_text(rngtrk::checkpoint_json(src != nullptr ? src : &empty, len), dst, capacity, out_len);
+        rngtrk::give_text(rngtrk::checkpoint_json(src != nullptr ? src : &empty, len), dst, capacity, out_len,
+                          "the JSON");
     });
 }
 
@@ -256,7 +242,8 @@ RNGTRK_API rngtrk_status rngtrk_checkpoint_file_json(const char *path, char *dst
         require_pointer(path, "path");
         require_pointer(out_len, "out_len");
         rngtrk::use_checkpoint_file(path, [&](const std::vector<uint8_t> &bytes) {
-            give_text(rngtrk::checkpoint_json(bytes.data(), bytes.size()), dst, capacity, out_len);
+            rngtrk::give_text(rngtrk::checkpoint_json(bytes.data(), bytes.size()), dst, capacity, out_len,
+                              "the JSON");
         });
     });
 }

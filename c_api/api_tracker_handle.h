@@ -3,8 +3,12 @@
 #pragma once
 
 #include "../core/tracker.h"
+#include "api_error_slot.h"
 #include "rngtrk.h"
 
 struct rngtrk_tracker {
     rngtrk::Tracker impl;
+    // The last failed call's message, for rngtrk_tracker_last_error
+    // (mutable: calls on a const tracker fail too).
+    mutable rngtrk::ErrorSlot last_error;
 };

@@ -88,8 +88,16 @@ RNGTRK_API const char *rngtrk_status_string(rngtrk_status code);
 /** The detail message of the most recent failed call on this thread, or ""
  *  if none failed yet.  Successful calls leave it as it was, so read it
  *  right after the failure.  Never NULL; valid until the next rngtrk call on
- *  this thread.  Bindings copy it at once. */
+ *  this thread.  Bindings copy it at once.  Always well-formed UTF-8: bytes
+ *  of a file path or name that are not UTF-8 appear as `\xNN`, and a message
+ *  longer than `RNGTRK_ERROR_MESSAGE_CAPACITY - 1` bytes is cut between
+ *  characters and ends with "...".  A caller whose calls may run on another
+ *  thread than the one reading the message (FFIs with thread pools) reads
+ *  a tracker's copy instead: `rngtrk_tracker_last_error`. */
 RNGTRK_API const char *rngtrk_last_error(void);
+
+/** A buffer of this many bytes holds any detail message with its NUL. */
+#define RNGTRK_ERROR_MESSAGE_CAPACITY 512
 
 /** The library's version as `MAJOR*10000 + MINOR*100 + PATCH`; compare with
  *  `RNGTRK_VERSION_NUMBER` to detect a header/library mismatch. */
@@ -184,6 +192,23 @@ RNGTRK_API rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out);
 
 /** Frees a tracker and everything it owns.  NULL is a no-op. */
 RNGTRK_API void rngtrk_tracker_free(rngtrk_tracker *tracker);
+
+/** The detail message of the most recent failed call that was given
+ *  `tracker` (every `rngtrk_tracker_*` function that takes one), from
+ *  whichever thread made it: the text `rngtrk_last_error()` gave on that
+ *  thread, or "" if none failed yet.  For callers whose calls may run on
+ *  another thread than the one that reads the message, such as koffi's
+ *  async calls or Go without `runtime.LockOSThread` (docs/c-api.md).
+ *  Successful calls leave it as it was; calls on the tracker from several
+ *  threads at once replace each other's message.  Writes the message and a
+ *  NUL to `dst` and its length (without the NUL) to `*out_len`; dst = NULL,
+ *  capacity = 0 is a size query; `RNGTRK_ERROR_MESSAGE_CAPACITY` bytes
+ *  always suffice.  Does not change the tracker's message, even when it
+ *  fails.  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (tracker or
+ *  out_len NULL, dst NULL with capacity > 0); `RNGTRK_E_BUFFER_TOO_SMALL`
+ *  (capacity < length + 1; `*out_len` still receives the length). */
+RNGTRK_API rngtrk_status rngtrk_tracker_last_error(const rngtrk_tracker *tracker, char *dst, size_t capacity,
+                                                   size_t *out_len);
 
 /** Registers the named state (seed, 0), last in insertion order; allowed
  *  while forks are open (Megatron-LM allows it).  `name` is NUL-terminated

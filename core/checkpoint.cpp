@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "counted.h"
 #include "crc32.h"
 #include "error.h"
 #include "state_codec.h"
@@ -36,13 +37,13 @@ size_t origin_bytes(uint32_t version) {
 CheckpointHead check_checkpoint_head(const uint8_t *head, size_t have, const std::string &where) {
     if (have < sizeof kCheckpointMagic || std::memcmp(head, kCheckpointMagic, sizeof kCheckpointMagic) != 0)
         fail(Status::corrupt, where + "corrupt checkpoint: not an rngtrk checkpoint (bad magic" +
-                                  (have < sizeof kCheckpointMagic ? ", only " + std::to_string(have) + " bytes" : "") +
+                                  (have < sizeof kCheckpointMagic ? ", only " + counted(have, "byte") : "") +
                                   ")");
     // The version right after the magic, before anything else is read:
     // another version may lay the rest out differently.
     const auto truncated = [&] {
         fail(Status::corrupt,
-             where + "corrupt checkpoint: truncated inside the header (" + std::to_string(have) + " bytes)");
+             where + "corrupt checkpoint: truncated inside the header (" + counted(have, "byte") + ")");
     };
     if (have < 12) truncated();
     const uint32_t version = load_le32(head + 8);
@@ -114,16 +115,15 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
     const CheckpointHead head = check_checkpoint_head(src, len);
     const uint32_t version = head.version;
     if (len < kCheckpointHeaderBytes + kCheckpointTrailerBytes)
-        corrupt("truncated inside the header (" + std::to_string(len) + " bytes)");
+        corrupt("truncated inside the header (" + counted(len, "byte") + ")");
     const uint64_t declared = head.declared;
     if (declared > len)
-        corrupt("truncated: header says " + std::to_string(declared) + " bytes, got " +
-                std::to_string(len));
+        corrupt("truncated: the header says " + counted(declared, "byte") + ", got " + std::to_string(len));
     if (declared < len)
-        corrupt(std::to_string(len - declared) + " trailing bytes after the " +
-                std::to_string(declared) + "-byte checkpoint");
+        corrupt(counted(len - declared, "trailing byte") + " after the " + std::to_string(declared) +
+                "-byte checkpoint");
     const size_t trailer = kCheckpointTrailerBytes + origin_bytes(version);
-    if (len < kCheckpointHeaderBytes + trailer) corrupt("truncated (" + std::to_string(len) + " bytes)");
+    if (len < kCheckpointHeaderBytes + trailer) corrupt("truncated (" + counted(len, "byte") + ")");
     const size_t body = len - trailer;
     const size_t crc_at = len - kCheckpointTrailerBytes;
     const uint32_t stored_crc = load_le32(src + crc_at);
@@ -154,7 +154,7 @@ CheckpointContents decode_checkpoint(const uint8_t *src, size_t len) {
         contents.states.push_back(std::move(entry));
     }
     if (pos != body)
-        corrupt(std::to_string(body - pos) + " unused bytes after the last entry");
+        corrupt(counted(body - pos, "unused byte") + " after the last entry");
     contents.version = version;
     if (version != kCheckpointFormatVersion) {
         const uint8_t *o = src + body;

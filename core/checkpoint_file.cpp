@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "checkpoint.h"
+#include "counted.h"
 #include "error.h"
 #include "state_codec.h"
 
@@ -110,8 +111,8 @@ std::vector<uint8_t> read_checkpoint_file(const std::string &path) {
     // than the declared length is ever allocated.
     const uint64_t declared = check_checkpoint_head(head, got, path + ": ").declared;
     if (declared != static_cast<uint64_t>(st.st_size))
-        fail(Status::corrupt, path + ": corrupt checkpoint: " + std::to_string(st.st_size) +
-                                   " bytes, but its header says " + std::to_string(declared) +
+        fail(Status::corrupt, path + ": corrupt checkpoint: " + counted(static_cast<uint64_t>(st.st_size), "byte") +
+                                   ", but its header says " + std::to_string(declared) +
                                    (declared > static_cast<uint64_t>(st.st_size) ? " (truncated)" : " (trailing bytes)"));
     std::vector<uint8_t> bytes(static_cast<size_t>(declared));
     std::memcpy(bytes.data(), head, sizeof head);

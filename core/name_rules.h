@@ -10,10 +10,6 @@ namespace rngtrk {
 
 constexpr size_t kMaxNameBytes = 255;
 
-// True when `bytes` is well-formed UTF-8 (RFC 3629: no overlong forms, no
-// surrogates, nothing above U+10FFFF).
-bool is_valid_utf8(std::string_view bytes);
-
 // Empty when `name` is a valid state name, else why it is not.
 std::string name_problem(std::string_view name);
 

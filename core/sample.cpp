@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "counted.h"
 #include "error.h"
 #include "layouts.h"
 #include "sample_engines.h"
@@ -24,8 +25,8 @@ void check_capacity(uint64_t count, size_t element, const void *out, size_t capa
     if (count != 0 && out == nullptr) fail(Status::invalid_argument, "out is NULL");
     if (count != 0) check_aligned(out, element, "out");
     if (count * element > capacity)
-        fail(Status::buffer_too_small, "out holds " + std::to_string(capacity) + " bytes; " +
-                                            std::to_string(count * element) + " are needed");
+        fail(Status::buffer_too_small, "out holds " + counted(capacity, "byte") + "; the request needs " +
+                                            std::to_string(count * element));
 }
 
 // Calls below this many elements stay on the caller's thread: starting a

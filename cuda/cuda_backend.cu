@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <string>
 
 #include "cuda_backend.h"
@@ -71,17 +72,29 @@ void launch(const Args &a, cudaStream_t stream) {
 }  // namespace
 
 bool usable(std::string *why) {
+    // The message names the real cause: no driver at all (most machines
+    // without a GPU), a driver older than this library's CUDA runtime, a
+    // driver that sees no GPU, or whatever else the runtime says.
+    const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
     int n = 0;
     const cudaError_t err = cudaGetDeviceCount(&n);
-    if (err != cudaSuccess) {
-        *why = std::string("no usable CUDA device: ") + cudaGetErrorString(err);
-        return false;
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    if (err == cudaErrorInsufficientDriver && driver == 0) {
+        *why = "no CUDA driver: this machine has no NVIDIA GPU, or its driver is not installed (libcuda.so.1)";
+    } else if (err == cudaErrorInsufficientDriver) {
+        *why = "the NVIDIA driver is too old: it runs CUDA up to " + version(driver) +
+               ", and librngtrk's CUDA runtime is " + version(CUDART_VERSION) + " (update the driver)";
+    } else if (err == cudaErrorNoDevice || (err == cudaSuccess && n == 0)) {
+        const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
+        *why = std::string("no CUDA device: the NVIDIA driver sees no GPU") +
+               (visible != nullptr ? std::string(" (CUDA_VISIBLE_DEVICES=") + visible + ")" : "");
+    } else if (err != cudaSuccess) {
+        *why = std::string("no usable CUDA device: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+    } else {
+        return true;
     }
-    if (n == 0) {
-        *why = "no CUDA device";
-        return false;
-    }
-    return true;
+    return false;
 }
 
 void generate(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state, uint64_t numel,

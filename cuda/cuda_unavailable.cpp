@@ -7,13 +7,15 @@ namespace rngtrk {
 namespace cuda_backend {
 
 namespace {
-[[noreturn]] void unavailable() {
-    fail(Status::unavailable, "librngtrk was built without CUDA (no nvcc, or make CUDA=0)");
-}
+constexpr const char *kNoCudaBuild =
+    "this librngtrk was built without CUDA (its build found no nvcc, or ran with CUDA=0): "
+    "rebuild it where NVIDIA's CUDA toolkit is installed (CUDA_HOME) for the GPU calls";
+
+[[noreturn]] void unavailable() { fail(Status::unavailable, kNoCudaBuild); }
 }  // namespace
 
 bool usable(std::string *why) {
-    *why = "librngtrk was built without CUDA (no nvcc, or make CUDA=0)";
+    *why = kNoCudaBuild;
     return false;
 }
 

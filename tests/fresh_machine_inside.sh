@@ -61,4 +61,9 @@ block readme-c-build >/tmp/c-build.sh
 [ -s app.c ] && [ -s /tmp/c-build.sh ] || fail "no C example or build commands in README.md"
 step "README: C (make install, pkg-config, run)" 600 sh -eux /tmp/c-build.sh
 grep -q ' from seed 3952$' "$log" || fail "the C program did not run"
+
+# This release's compilers: g++ and clang with -Werror, every header alone.
+step "make test-werror (g++ and clang, -Werror)" 2400 make test-werror
+. /etc/os-release
+echo "test-fresh: $(tail -1 /tmp/make-test.log) ($PRETTY_NAME)"
 echo "test-fresh: ok"

@@ -5,7 +5,9 @@
 #   * not root and no sudo: one line naming the packages and the command, exit 1;
 #   * root, apt failing: apt's own error shown, exit 1;
 #   * `make demo` then: one line naming what building needs, and a clean stop
-#     before any compiler runs.
+#     before any compiler runs; `make test-mpi` and `make test-asan` stop the
+#     same way, naming their packages; `make check` (which installs nothing)
+#     names what it lacks in one line.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 fake=$(mktemp -d)
@@ -52,7 +54,16 @@ if command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
     grep -q "^demo: building rngtrk needs the Debian packages g++ make binutils pkgconf; install them" "$fake/demo" ||
         { cat "$fake/demo"; fail "make demo did not say what building needs"; }
     ! grep -Eq "error:|No such file or directory" "$fake/demo" || { cat "$fake/demo"; fail "a compiler error"; }
+    # Targets on their own: the packages they need, named, and nothing built.
+    for target in test-mpi:openmpi-bin test-asan:librandom123-doc check:python3-pytest; do
+        name=${target%%:*} package=${target#*:}
+        if as_nobody make --no-print-directory -C "$copy" "$name" >"$fake/$name" 2>&1; then fail "make $name went on"; fi
+        grep -q "missing Debian packages:.* $package" "$fake/$name" ||
+            { cat "$fake/$name"; fail "make $name did not name $package"; }
+        ! grep -Eq "error:|No such file or directory|^g\+\+ |^cc " "$fake/$name" || { cat "$fake/$name"; fail "make $name built"; }
+        [ ! -d "$copy/build" ] || { ls -R "$copy/build"; fail "make $name left a build folder"; }
+    done
 else
     echo "install-deps as another user: not checked (no setpriv or no user nobody)"
 fi
-echo "install-deps: ok (apt's errors shown; not root: one line and a clean stop of make demo)"
+echo "install-deps: ok (apt's errors shown; not root: one line and a clean stop of make demo, test-mpi, test-asan and check)"

@@ -1,8 +1,11 @@
 #!/bin/sh
 # `make install DESTDIR=tmp`, then build a C99 program with nothing but
 # `pkg-config --cflags --libs rngtrk` (shared) and `--static` (static archive),
-# and with CMake's find_package(rngtrk) (tests/cmake_consumer: the shared
-# and the static target), and run each against the installed copy.
+# with the staging folder as PKG_CONFIG_SYSROOT_DIR, and with CMake's
+# find_package(rngtrk) (tests/cmake_consumer: the shared and the static
+# target), and run each against the installed copy; then the installed tree
+# moved elsewhere: its rngtrk.pc (prefix from ${pcfiledir}) still builds both,
+# as does `pkg-config --define-prefix`.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
@@ -17,7 +20,7 @@ for f in include/rngtrk.h lib/librngtrk.so lib/librngtrk.a lib/pkgconfig/rngtrk.
 done
 soname=$(readlink "$stage$prefix/lib/librngtrk.so")
 [ -e "$stage$prefix/lib/$soname" ] || { echo "FAIL: dangling librngtrk.so link"; exit 1; }
-grep -q "^prefix=$prefix\$" "$stage$prefix/lib/pkgconfig/rngtrk.pc" || { echo "FAIL: .pc prefix"; exit 1; }
+grep -q '^prefix=${pcfiledir}/../..$' "$stage$prefix/lib/pkgconfig/rngtrk.pc" || { echo "FAIL: .pc prefix"; exit 1; }
 cc=${CC:-cc}
 # shellcheck disable=SC2046
 $cc -std=c99 -Wall -Wextra -pedantic -Werror -o "$stage/consumer_shared" "$top/tests/c/installed_consumer.c" \
@@ -26,13 +29,13 @@ LD_LIBRARY_PATH="$stage$prefix/lib" "$stage/consumer_shared"
 # The program must have run against the installed copy, not build/.
 LD_LIBRARY_PATH="$stage$prefix/lib" ldd "$stage/consumer_shared" | grep -q "$stage$prefix/lib/librngtrk.so" \
     || { echo "FAIL: consumer did not load the installed library"; exit 1; }
+# The static link line as pkg-config gives it, under the sysroot: nothing
+# to undo (the CUDA runtime's folder, outside the stage, is not prefixed).
 # shellcheck disable=SC2046
-# (The sysroot that stands for DESTDIR also prefixes the CUDA toolkit's
-# -L, which is not under the stage: undo that one.)
 $cc -std=c99 -o "$stage/consumer_static" "$top/tests/c/installed_consumer.c" \
-    $(pkg-config --cflags rngtrk) "$stage$prefix/lib/librngtrk.a" \
-    $(pkg-config --static --libs rngtrk | sed -e 's/-lrngtrk //' -e "s|-L$stage$prefix/lib||" -e "s|$stage/usr/local/cuda|/usr/local/cuda|g")
+    $(pkg-config --cflags --static --libs rngtrk | sed 's/-lrngtrk /-l:librngtrk.a /')
 "$stage/consumer_static"
+! ldd "$stage/consumer_static" | grep -q librngtrk || { echo "FAIL: the static consumer linked the .so"; exit 1; }
 # CMake: find_package through CMAKE_PREFIX_PATH, the shared target (the
 # build tree's run path finds the staged library) and the static one; a
 # version the package cannot give is refused.
@@ -56,6 +59,22 @@ if cmake -S "$stage/wrong" -B "$stage/wrong-build" -DCMAKE_PREFIX_PATH="$stage$p
     echo "FAIL: find_package(rngtrk 0.2) accepted 0.1"; exit 1
 fi
 grep -q "0.1.0" "$stage/wrong.log" || { echo "FAIL: the refusal does not name the version found"; cat "$stage/wrong.log"; exit 1; }
+# The installed tree moved: no sysroot, the .pc found where it now lies.
+moved="$stage/moved/rngtrk"
+mkdir -p "$stage/moved" && cp -a "$stage$prefix" "$moved"
+for how in plain --define-prefix; do
+    flag=$([ $how = plain ] || echo --define-prefix)
+    # shellcheck disable=SC2086
+    flags=$(env -u PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_PATH="$moved/lib/pkgconfig" PKG_CONFIG_LIBDIR="$moved/lib/pkgconfig" \
+        pkg-config $flag --cflags --libs rngtrk)
+    case $flags in *"$moved/"*) ;; *) echo "FAIL: the moved .pc ($how) does not point into $moved: $flags"; exit 1 ;; esac
+    case $flags in *"$prefix"*) echo "FAIL: the moved .pc ($how) still names $prefix: $flags"; exit 1 ;; esac
+    # shellcheck disable=SC2086
+    $cc -std=c99 -o "$stage/consumer_moved" "$top/tests/c/installed_consumer.c" $flags
+    LD_LIBRARY_PATH="$moved/lib" "$stage/consumer_moved" >/dev/null
+    LD_LIBRARY_PATH="$moved/lib" ldd "$stage/consumer_moved" | grep -q "$moved/lib/librngtrk.so" ||
+        { echo "FAIL: the consumer built from the moved .pc ($how) did not load the moved library"; exit 1; }
+done
 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" uninstall DESTDIR="$stage" PREFIX="$prefix" >/dev/null
 # Nothing is left, not even the folders install made.
 [ ! -e "$stage$prefix" ] || { echo "FAIL: uninstall left: $(find "$stage$prefix")"; exit 1; }
@@ -65,4 +84,4 @@ env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" install DESTDIR="$stage" PREFIX=
 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" uninstall DESTDIR="$stage" PREFIX=/keep >/dev/null
 [ -e "$stage/keep/lib/other.so" ] && [ ! -e "$stage/keep/include" ] ||
     { echo "FAIL: uninstall removed a folder in use, or left an empty one: $(find "$stage/keep")"; exit 1; }
-echo "install: ok (make install/uninstall; pkg-config and CMake, shared and static)"
+echo "install: ok (make install/uninstall; pkg-config under a sysroot and CMake, shared and static; a moved tree through its .pc)"

@@ -1,11 +1,12 @@
 #!/bin/sh
 # `make help` lists every target a user can ask for: each rule named in a
 # .PHONY line of the Makefile or a makefile it includes, bar the internal
-# ones below, must appear as "make TARGET" in its output.
+# ones below (the sub-makes of targets that install their packages first),
+# must appear as "make TARGET" in its output.
 #   make_help_test.sh TOP
 set -eu
 top=$1
-internal=" test-programs demo-run "
+internal=" test-programs demo-run check-run fuzz-run werror-programs compilers-present "
 help=$(make -s -C "$top" help)
 missing=0
 for target in $(sed -n 's/^\.PHONY:[[:space:]]*//p' "$top/Makefile" "$top"/tests/*.mk "$top"/tests/*/*.mk \

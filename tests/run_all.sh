@@ -106,6 +106,8 @@ check "header alone, C++11 -pedantic -Werror" $cxx -std=c++11 -Wall -Wextra -ped
     -x c++ -I"$top/c_api" "$top/tests/c/header_alone.c"
 check "header alone, C++17 -pedantic -Werror" $cxx -std=c++17 -Wall -Wextra -pedantic -Werror -fsyntax-only \
     -x c++ -I"$top/c_api" "$top/tests/c/header_alone.c"
+check "every header of core/, c_api/, cuda/ alone, C++17, the project's warnings, -Werror ($cxx)" \
+    "$top/tests/headers_alone_test.sh" "$cxx"
 gtest "core tests (Random123 oracle, CRC-32, names)" "$build/tests/core_tests"
 gtest "C API tests (vectors, stream, tracker, checkpoints, cuRAND oracle)" "$build/tests/api_tests"
 # The sampling tests again on each forced CPU path (the default run above

@@ -6,7 +6,7 @@ TEST_BUILD := $(BUILD)/tests
 GTEST_PREFIX ?=
 GTEST_INC := $(if $(GTEST_PREFIX),-I$(GTEST_PREFIX)/include)
 GTEST_LIBS := $(if $(GTEST_PREFIX),-L$(GTEST_PREFIX)/lib) -lgtest -lgtest_main -pthread
-TEST_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra $(GTEST_INC) -DRNGTRK_VECTORS_DIR=\"$(CURDIR)/tests/vectors\" $(CXXFLAGS)
+TEST_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra $(WERROR_FLAG) $(GTEST_INC) -DRNGTRK_VECTORS_DIR=\"$(CURDIR)/tests/vectors\" $(CXXFLAGS)
 
 API_TEST_SOURCES  := $(wildcard tests/api/*.cpp)
 CORE_TEST_SOURCES := $(wildcard tests/core/*.cpp)
@@ -16,10 +16,10 @@ CORE_TEST_SOURCES := $(wildcard tests/core/*.cpp)
 RECIPES_OBJ := $(TEST_BUILD)/checkpoint_recipes.o
 $(RECIPES_OBJ): tests/c/checkpoint_recipes.c tests/c/checkpoint_recipes.h c_api/rngtrk.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -c -o $@ $<
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic $(WERROR_FLAG) -Ic_api -c -o $@ $<
 
 $(TEST_BUILD)/run_recipe: tests/c/run_recipe.c $(RECIPES_OBJ) $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
-	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ $< $(RECIPES_OBJ) -L$(BUILD) -lrngtrk \
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic $(WERROR_FLAG) -Ic_api -o $@ $< $(RECIPES_OBJ) -L$(BUILD) -lrngtrk \
 	    -Wl,-rpath,'$$ORIGIN/..'
 
 # The C API tests see only the public header and link the shared object.
@@ -38,12 +38,12 @@ $(TEST_BUILD)/core_tests: $(CORE_TEST_SOURCES) $(wildcard cuda/*.h) $(STATIC_LIB
 # which POSIX requires to work.
 $(TEST_BUILD)/dlopen_consumer: tests/c/dlopen_consumer.c c_api/rngtrk.h
 	@mkdir -p $(dir $@)
-	$(CC) -std=c99 -Wall -Wextra -Ic_api -o $@ $< -ldl
+	$(CC) -std=c99 -Wall -Wextra $(WERROR_FLAG) -Ic_api -o $@ $< -ldl
 
 # The installed device header, compiled as host C++ against the library.
 $(TEST_BUILD)/device_header_host: tests/c/device_header_host.cpp $(DEVICE_HEADER) $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
-	$(CXX) -std=c++17 -O2 -Wall -Wextra -ffp-contract=off -Ic_api -I$(BUILD)/include -o $@ $< -L$(BUILD) -lrngtrk \
+	$(CXX) -std=c++17 -O2 -Wall -Wextra $(WERROR_FLAG) -ffp-contract=off -Ic_api -I$(BUILD)/include -o $@ $< -L$(BUILD) -lrngtrk \
 	    -Wl,-rpath,'$$ORIGIN/..'
 
 # Device tests, built with nvcc when the build has CUDA (they skip, saying
@@ -57,19 +57,21 @@ CUDA_TEST_PROGRAM := $(TEST_BUILD)/cuda_tests
 endif
 
 .PHONY: test-gpu
-test-gpu: $(CUDA_TEST_PROGRAM)
-	@test -n "$(CUDA_TEST_PROGRAM)" || { echo "test-gpu: this build has no CUDA (nvcc missing or CUDA=0)"; exit 1; }
+test-gpu:
+	@test -n "$(CUDA_TEST_PROGRAM)" || { echo "test-gpu: this build has no CUDA: no $(NVCC) (install NVIDIA's CUDA toolkit, or set CUDA_HOME), or CUDA=0"; exit 1; }
+	@tools/install-deps.sh unit
+	@$(MAKE) --no-print-directory $(CUDA_TEST_PROGRAM)
 	RNGTRK_REQUIRE_GPU=1 $(CUDA_TEST_PROGRAM)
 
 $(TEST_BUILD)/crash_safe_test: tests/c/crash_safe_test.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c99 -O2 -Wall -Wextra -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN/..'
+	$(CC) -std=c99 -O2 -Wall -Wextra $(WERROR_FLAG) -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN/..'
 
 # The C driver of the cross-language draw test (tests/cross_language/run.py):
 # C99, the public header only, linked to the shared library.
 $(TEST_BUILD)/draw_cases: tests/cross_language/draw_cases.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN/..'
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic $(WERROR_FLAG) -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN/..'
 
 TEST_PROGRAMS := $(TEST_BUILD)/crash_safe_test $(CUDA_TEST_PROGRAM) $(TEST_BUILD)/device_header_host $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/dlopen_consumer \
                  $(TEST_BUILD)/run_recipe $(TEST_BUILD)/draw_cases
@@ -83,18 +85,43 @@ test:
 	@$(MAKE) --no-print-directory test-programs
 	tests/run_all.sh
 
-# `make test-fresh`: the README's commands on a new, minimal Debian (as root:
-# debootstrap, a chroot in a private mount namespace; tests/fresh_machine_test.sh).
+# `make test-fresh [SUITE=trixie]`: the README's commands on a new, minimal
+# Debian of that release, this machine's by default (as root: debootstrap, a
+# chroot in a private mount namespace; tests/fresh_machine_test.sh).
 .PHONY: test-fresh
 test-fresh:
-	tests/fresh_machine_test.sh
+	tests/fresh_machine_test.sh $(SUITE)
+
+# `make test-werror`: the project's warnings as errors (WERROR=1) with g++
+# and with this release's clang, each in its own build folder without CUDA:
+# the library, the rngtrk command, the test programs and the demo; and
+# every header of core/, c_api/ and cuda/ compiled alone by both
+# (tests/headers_alone_test.sh).  In .ci/run and in make test-fresh.
+WERROR_COMPILERS ?= gcc:g++ clang:clang++
+WERROR_PROGRAMS = all $(TEST_PROGRAMS) $(DEMO)
+.PHONY: test-werror
+test-werror:
+	@tools/install-deps.sh compilers unit
+	@set -e; for pair in $(WERROR_COMPILERS); do \
+	    cc=$${pair%%:*} cxx=$${pair#*:}; \
+	    echo "== -Werror: $$cxx $$($$cxx -dumpversion), $$cc"; \
+	    tests/headers_alone_test.sh $$cxx; \
+	    $(MAKE) --no-print-directory BUILD=$(BUILD)/werror-$$cc CUDA=0 CC=$$cc CXX=$$cxx WERROR=1 werror-programs; \
+	done
+.PHONY: werror-programs
+werror-programs: $(WERROR_PROGRAMS)
 
 # `make check`: the developers' fast inner loop (docs/testing.md): the C and
 # C++ unit tests, the Python tests but the packaging ones, and the Rust unit
 # and integration tests.  No MPI, no torch.distributed, no fresh clone, no
-# package installs; `make test` remains the whole suite.
-.PHONY: check
-check: all $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/run_recipe
+# package installs (what is missing is named in one line); `make test`
+# remains the whole suite.
+.PHONY: check check-run
+check:
+	@missing=$$(tools/install-deps.sh --missing unit python pytest); [ -z "$$missing" ] || { \
+	    echo "check: missing Debian packages:$$missing (install them, or run tools/install-deps.sh unit python pytest)"; exit 1; }
+	@$(MAKE) --no-print-directory check-run
+check-run: all $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/run_recipe
 	tests/run_all.sh check
 
 # Sanitizers: the C/C++ test programs rebuilt with the library under
@@ -106,19 +133,23 @@ TSAN_FLAGS := -fsanitize=thread
 
 .PHONY: test-asan test-tsan test-valgrind test-valgrind-rust
 test-asan:
+	@tools/install-deps.sh unit
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CUDA=0 OPTFLAGS="-O1 -g" CXXFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="$(ASAN_FLAGS)" $(BUILD)/asan/tests/api_tests $(BUILD)/asan/tests/core_tests
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/tests/core_tests --gtest_brief=1
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/tests/api_tests --gtest_brief=1 \
 	    --gtest_filter='-CurandOracle.*'
 test-tsan:
+	@tools/install-deps.sh unit
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CUDA=0 OPTFLAGS="-O1 -g" CXXFLAGS="$(TSAN_FLAGS)" \
 	    LDFLAGS="$(TSAN_FLAGS)" $(BUILD)/tsan/tests/api_tests
 	TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/tests/api_tests --gtest_brief=1 \
-	    --gtest_filter='Stress.*:Sample.Threads*:Tracker.*:Sample.TrackerDraws*'
+	    --gtest_filter='Stress.*:Sample.Threads*:Tracker.*:Sample.TrackerDraws*:Errors.TrackerMessage*'
 # Valgrind on the C test programs (the heavy statistics test excepted: it is
 # the same code as the others, a million times).
-test-valgrind: test-programs
+test-valgrind:
+	@tools/install-deps.sh unit reliability
+	@$(MAKE) --no-print-directory $(TEST_BUILD)/api_tests $(TEST_BUILD)/crash_safe_test $(TEST_BUILD)/dlopen_consumer
 	valgrind --leak-check=full --error-exitcode=1 -q $(TEST_BUILD)/api_tests --gtest_brief=1 \
 	    --gtest_filter='-Sample.Statistics*:CurandOracle.*:Sample.Threads*'
 	valgrind --leak-check=full --error-exitcode=1 -q $(TEST_BUILD)/crash_safe_test >/dev/null
@@ -126,15 +157,17 @@ test-valgrind: test-programs
 
 # The Rust crate's test binaries under valgrind: no invalid access and no
 # leaked tracker, guard or error (guards dropped in panics included).
-test-valgrind-rust: lib
-	@tools/install-deps.sh reliability
+test-valgrind-rust:
+	@tools/install-deps.sh reliability rust
+	@$(MAKE) --no-print-directory lib
 	CARGO=$(CARGO) tools/valgrind_rust_tests.sh
 
 # `make test-torch-dist` (also in make test): a tp=2 x dp=2 training job on
 # torch.distributed (gloo), resumed on tp=2 x dp=1 (tests/torch_dist/).
 .PHONY: test-torch-dist
-test-torch-dist: lib
+test-torch-dist:
 	@tools/install-deps.sh torch
+	@$(MAKE) --no-print-directory lib
 	tests/torch_dist/run.sh
 
 # `make test-upstream MEGATRON_LM=<a Megatron-LM checkout> SLAPO=<a slapo
@@ -146,8 +179,10 @@ test-torch-dist: lib
 # is not part of make test (docs/testing.md).
 UPSTREAM_EMULATE = $(PYTHON) -c 'import torch; print("" if torch.cuda.is_available() else "--emulate-cuda")'
 .PHONY: test-upstream
-test-upstream: lib
+test-upstream:
 	@test -n "$(MEGATRON_LM)$(SLAPO)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM checkout> and/or SLAPO=<a slapo checkout>"; exit 2; }
+	@tools/install-deps.sh torch pytest
+	@$(MAKE) --no-print-directory lib
 	@emulate=$$($(UPSTREAM_EMULATE)); set -e; \
 	if [ -n "$(MEGATRON_LM)" ]; then \
 	    MEGATRON_LM=$(abspath $(MEGATRON_LM)) $(PYTHON) -m pytest -q -p no:cacheprovider \

@@ -9,7 +9,7 @@ DEMO := $(BUILD)/demo_training_loop
 DEMO_DIR := $(BUILD)/demo
 
 $(DEMO): tools/demo_training_loop.c c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
-	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
+	$(CC) -std=c99 -O2 -Wall -Wextra -pedantic $(WERROR_FLAG) -Ic_api -o $@ $< -L$(BUILD) -lrngtrk -Wl,-rpath,'$$ORIGIN'
 
 .PHONY: demo demo-run
 demo:

@@ -6,16 +6,24 @@
 #
 #   build        the library and the rngtrk command (make)
 #   python       the Python binding (cffi, numpy)
+#   pytest       the Python tests' tools (pytest, hypothesis)
+#   unit         the C and C++ unit tests (GoogleTest, Random123's headers and known-answer file)
 #   rust         the Rust crate (cargo: rustup's in ~/.cargo/bin, else Debian's)
 #   mpi          the Open MPI programs and the mpi4py example
 #   torch        PyTorch for the CPU (Debian's python3-torch), for rngtrk.torch's tests
+#   bindgen      make bindgen (Debian's bindgen, rustfmt, libclang)
+#   compilers    g++ and this release's clang (make test-werror)
 #   demo         build python rust mpi
 #   test         everything make test runs
 #   bench        make bench (Google Benchmark)
-#   reliability  sanitizers, valgrind and libFuzzer (make test-asan, test-valgrind, fuzz)
+#   reliability  sanitizers, valgrind and libFuzzer: this release's clang (make test-asan, test-valgrind, fuzz)
 #   abi          libabigail's abidw and abidiff (make abi-check)
 #   aarch64      the aarch64 cross compiler and qemu-user (make test-aarch64)
 #   fresh        debootstrap, which makes the new machine of make test-fresh
+#
+# The names are Debian's and the same in Debian 12, 13 and unstable; clang
+# is the unversioned package (clang-14 in 12, 19 in 13, 21 in unstable
+# today), and make finds it as clang / clang++.
 #
 # Idempotent: when everything is present it prints nothing and changes
 # nothing.  Otherwise it says what it installs and runs apt-get (as root;
@@ -30,19 +38,23 @@ packages_of() {
     case $1 in
         build) echo g++ make binutils pkgconf ;;
         python) echo python3 python3-cffi python3-numpy python3-venv ;;
+        pytest) echo python3-pytest python3-hypothesis ;;
+        unit) echo "$(packages_of build) libgtest-dev librandom123-dev librandom123-doc" ;;
         rust) echo ;;  # cargo is looked for as a command, below
         mpi) echo openmpi-bin libopenmpi-dev python3-mpi4py ;;
-        torch) echo python3-torch ;;
+        torch) echo "$(packages_of python) python3-torch" ;;
+        bindgen) echo bindgen rustfmt libclang-dev ;;
+        compilers) echo g++ clang ;;
         demo) echo "$(packages_of build) $(packages_of python) $(packages_of mpi)" ;;
-        test) echo "$(packages_of build) $(packages_of python) $(packages_of mpi) $(packages_of torch) gzip libgtest-dev" \
-                   "librandom123-dev librandom123-doc python3-pytest python3-hypothesis python3-venv" \
-                   "python3-pip bindgen rustfmt libclang-dev abigail-tools cmake" ;;
-        bench) echo libbenchmark-dev ;;
-        reliability) echo valgrind clang-14 libclang-rt-14-dev ;;
+        test) echo "$(packages_of unit) $(packages_of python) $(packages_of pytest) $(packages_of mpi)" \
+                   "$(packages_of torch) $(packages_of bindgen) gzip python3-pip abigail-tools cmake" ;;
+        bench) echo "$(packages_of build) libbenchmark-dev python3" ;;
+        reliability) echo valgrind clang libclang-rt-dev ;;
         abi) echo abigail-tools ;;
         aarch64) echo g++-aarch64-linux-gnu qemu-user googletest file ;;
         fresh) echo debootstrap ;;
-        *) echo "install-deps: unknown part '$1' (build python rust mpi torch demo test bench reliability abi aarch64 fresh)" >&2
+        *) echo "install-deps: unknown part '$1' (build python pytest unit rust mpi torch bindgen compilers demo test" \
+                "bench reliability abi aarch64 fresh)" >&2
            exit 2 ;;
     esac
 }
@@ -65,7 +77,8 @@ if [ $cargo = yes ] && ! command -v cargo >/dev/null 2>&1 && ! [ -x "$HOME/.carg
 fi
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
-    echo "install-deps: no dpkg here; make sure these (Debian names) are installed:$wanted"
+    # Nothing can be told missing (--missing says nothing), only named.
+    [ $only_list = yes ] || echo "install-deps: no dpkg here; make sure these (Debian names) are installed:$wanted"
     exit 0
 fi
 
@@ -103,13 +116,17 @@ run_apt() {
         waited=$((waited + 1))
         if [ $((waited % 20)) -eq 0 ]; then
             at=$(grep -E '^(Get:|Unpacking |Setting up |Preparing )' "$log" | tail -1 | cut -c1-100)
-            echo "install-deps: working, ${waited} s: ${at:-$1 $2}"
+            echo "install-deps: working, ${waited} s: ${at:-apt-get $step}"
         fi
     done
     wait "$pid"
 }
 
-if ! run_apt $apt_get update -q || ! run_apt $apt_get install -y -q --no-install-recommends $missing; then
+# Another apt (a second session, unattended-upgrades) may hold the lock: wait
+# for it, up to 10 minutes, instead of failing at once.
+lock_wait="-o DPkg::Lock::Timeout=600"
+if ! { step=update; run_apt $apt_get $lock_wait update -q; } ||
+   ! { step=install; run_apt $apt_get $lock_wait install -y -q --no-install-recommends $missing; }; then
     echo "install-deps: apt-get could not install$missing; apt said:" >&2
     errors=$(grep -E '^(E:|Err:|W:)' "$log" | tail -8)
     if [ -n "$errors" ]; then echo "$errors" >&2; else tail -8 "$log" >&2; fi

@@ -1,9 +1,34 @@
 // The CUDA entry points where no GPU can run them (this machine, or a
 // library built with CUDA=0): arguments are checked first, then
 // RNGTRK_E_UNAVAILABLE with the reason.  tests/cuda/ has the device tests.
+#include <dlfcn.h>
+
 #include <cstring>
+#include <string>
 
 #include "support.h"
+
+// The message names the real cause.  Whether the machine has a CUDA driver
+// is asked here of the loader (libcuda.so.1), not of the library: without
+// one the message says so (or that the library has no CUDA at all), never a
+// driver "version" problem.
+TEST(CudaApi, WithoutADeviceTheMessageNamesTheCause) {
+    if (rngtrk_cuda_available() == RNGTRK_OK) GTEST_SKIP() << "a CUDA device is present here";
+    const std::string why = rngtrk_last_error();
+    const bool no_build = why.rfind("this librngtrk was built without CUDA", 0) == 0;
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (driver == nullptr) {
+        EXPECT_TRUE(no_build || why.rfind("no CUDA driver: ", 0) == 0) << why;
+    } else {
+        dlclose(driver);
+        EXPECT_TRUE(no_build || why.rfind("no CUDA device", 0) == 0 || why.rfind("the NVIDIA driver is too old", 0) == 0 ||
+                    why.rfind("no usable CUDA device: cuda", 0) == 0)
+            << why;
+    }
+    if (no_build) {
+        EXPECT_NE(std::string::npos, why.find("CUDA_HOME")) << "says how to get a CUDA build";
+    }
+}
 
 TEST(CudaApi, WithoutADeviceEverythingSaysUnavailableAndWhy) {
     if (rngtrk_cuda_available() == RNGTRK_OK)

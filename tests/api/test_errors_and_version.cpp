@@ -1,5 +1,7 @@
 // Status strings, the thread-local last error, the version, and trackers
 // used from several threads at once.
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <map>
 #include <regex>
@@ -23,6 +25,50 @@ std::vector<std::pair<std::string, int>> header_statuses() {
     for (std::sregex_iterator it(header.begin(), header.end(), line), end; it != end; ++it)
         found.emplace_back((*it)[1].str(), std::stoi((*it)[2].str()));
     return found;
+}
+
+// True when `s` is well-formed UTF-8, decoded here from RFC 3629's table
+// (independently of the library's own rule).
+bool well_formed_utf8(const std::string &s) {
+    size_t i = 0;
+    while (i < s.size()) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        size_t len;
+        uint32_t cp;
+        if (b < 0x80) { len = 1; cp = b; }
+        else if ((b & 0xE0) == 0xC0) { len = 2; cp = b & 0x1Fu; }
+        else if ((b & 0xF0) == 0xE0) { len = 3; cp = b & 0x0Fu; }
+        else if ((b & 0xF8) == 0xF0) { len = 4; cp = b & 0x07u; }
+        else return false;
+        if (i + len > s.size()) return false;
+        for (size_t j = 1; j < len; ++j) {
+            const auto c = static_cast<unsigned char>(s[i + j]);
+            if ((c & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (c & 0x3Fu);
+        }
+        const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+        i += len;
+    }
+    return true;
+}
+
+// Every backslash in `s` starts a whole "\xNN" escape.
+bool escapes_whole(const std::string &s) {
+    for (size_t i = s.find('\\'); i != std::string::npos; i = s.find('\\', i + 1))
+        if (i + 4 > s.size() || s[i + 1] != 'x' || !std::isxdigit(static_cast<unsigned char>(s[i + 2])) ||
+            !std::isxdigit(static_cast<unsigned char>(s[i + 3])))
+            return false;
+    return true;
+}
+
+// The tracker's own copy of its last failure (rngtrk_tracker_last_error).
+std::string tracker_message(const rngtrk_tracker *t) {
+    char text[RNGTRK_ERROR_MESSAGE_CAPACITY];
+    size_t len = 0;
+    EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_last_error(t, text, sizeof text, &len));
+    EXPECT_EQ(std::strlen(text), len);
+    return text;
 }
 
 }  // namespace
@@ -101,6 +147,152 @@ TEST(Errors, LongMessagesAreCutNotOverflowed) {
     EXPECT_EQ(RNGTRK_E_FORK_ORDER, rngtrk_tracker_restore(t.get(), name.c_str()));
     EXPECT_GT(std::strlen(rngtrk_last_error()), 255u);
     EXPECT_LT(std::strlen(rngtrk_last_error()), 512u);
+}
+
+TEST(Errors, MessagesAreCutBetweenCharactersNeverInsideOne) {
+    // Two names of 255 bytes of multi-byte characters in one message: the
+    // restore of a fork that is not the innermost names both, and is longer
+    // than the buffer.  Shifting the names by 1 to 4 ASCII bytes moves the
+    // cut over every byte of a character.
+    const std::string chars[] = {"\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x8E\xB2"};  // é, €, 🎲
+    for (const std::string &c : chars) {
+        for (size_t shift = 0; shift < 4; ++shift) {
+            std::string a(shift + 1, 'a'), b(shift + 1, 'b');
+            while (a.size() + c.size() <= RNGTRK_MAX_NAME_BYTES) a += c;
+            while (b.size() + c.size() <= RNGTRK_MAX_NAME_BYTES) b += c;
+            TrackerPtr t = new_tracker();
+            ASSERT_OK(rngtrk_tracker_add(t.get(), a.c_str(), 1));
+            ASSERT_OK(rngtrk_tracker_add(t.get(), b.c_str(), 2));
+            ASSERT_OK(rngtrk_tracker_fork(t.get(), a.c_str()));
+            ASSERT_OK(rngtrk_tracker_fork(t.get(), b.c_str()));
+            ASSERT_EQ(RNGTRK_E_FORK_ORDER, rngtrk_tracker_restore(t.get(), a.c_str()));
+            const std::string m = rngtrk_last_error();
+            EXPECT_TRUE(well_formed_utf8(m)) << c.size() << "-byte characters, shift " << shift;
+            EXPECT_LE(m.size(), static_cast<size_t>(RNGTRK_ERROR_MESSAGE_CAPACITY - 1));
+            EXPECT_GT(m.size(), static_cast<size_t>(RNGTRK_ERROR_MESSAGE_CAPACITY - 8));  // cut late, not early
+            EXPECT_EQ("...", m.substr(m.size() - 3)) << "a cut message says so";
+            EXPECT_EQ(0u, m.find("restore(\"" + a + "\")")) << "the text before the cut is kept as it was";
+            EXPECT_EQ(m, tracker_message(t.get()));
+        }
+    }
+}
+
+TEST(Errors, BytesThatAreNotUtf8AreEscapedInMessages) {
+    // File paths are bytes: a path that is not UTF-8 is shown with its stray
+    // bytes as \xNN, its well-formed characters as they are.
+    TrackerPtr t = new_tracker();
+    const std::string path = "/nonexistent-rngtrk-\xFF\xFE-\xC3\xA9-\xE2\x82/ckpt.rtck";
+    EXPECT_STATUS(RNGTRK_E_IO, rngtrk_tracker_save_file(t.get(), path.c_str()));
+    std::string m = rngtrk_last_error();
+    EXPECT_TRUE(well_formed_utf8(m)) << m;
+    EXPECT_NE(std::string::npos, m.find("/nonexistent-rngtrk-\\xff\\xfe-\xC3\xA9-\\xe2\\x82/ckpt.rtck")) << m;
+    EXPECT_EQ(m, tracker_message(t.get()));
+    EXPECT_STATUS(RNGTRK_E_IO, rngtrk_tracker_load_file(t.get(), path.c_str(), 0));
+    m = rngtrk_last_error();
+    EXPECT_TRUE(well_formed_utf8(m)) << m;
+    EXPECT_NE(std::string::npos, m.find("\\xff\\xfe")) << m;
+    char json[64];
+    size_t len = 0;
+    EXPECT_STATUS(RNGTRK_E_IO, rngtrk_checkpoint_file_json(path.c_str(), json, sizeof json, &len));
+    EXPECT_TRUE(well_formed_utf8(rngtrk_last_error())) << rngtrk_last_error();
+
+    // A path of 300 stray bytes: 1200 bytes of escapes, cut between two.
+    const std::string long_path = "/nonexistent-rngtrk/" + std::string(300, '\xFF');
+    EXPECT_STATUS(RNGTRK_E_IO, rngtrk_tracker_save_file(t.get(), long_path.c_str()));
+    m = rngtrk_last_error();
+    EXPECT_TRUE(well_formed_utf8(m)) << m;
+    EXPECT_LE(m.size(), static_cast<size_t>(RNGTRK_ERROR_MESSAGE_CAPACITY - 1));
+    EXPECT_EQ("...", m.substr(m.size() - 3));
+    EXPECT_TRUE(escapes_whole(m)) << m;
+}
+
+TEST(Errors, TrackerMessageReachesOtherThreads) {
+    // FFIs that run calls on pooled threads cannot read the failing
+    // thread's message; the tracker keeps a copy for any thread.
+    TrackerPtr t = new_tracker();
+    TrackerPtr other = new_tracker();
+    EXPECT_EQ("", tracker_message(t.get()));
+    std::string failed_there;
+    std::thread([&] {
+        EXPECT_EQ(RNGTRK_E_UNKNOWN_NAME, rngtrk_tracker_fork(t.get(), "pooled-thread-name"));
+        failed_there = rngtrk_last_error();
+    }).join();
+    EXPECT_NE(std::string::npos, failed_there.find("pooled-thread-name"));
+    EXPECT_EQ(failed_there, tracker_message(t.get()));
+    // Calls on a const tracker record too; success keeps the message;
+    // another tracker's failure, and a failure given no tracker, do not touch it.
+    std::thread([&] {
+        rngtrk_philox_state s;
+        EXPECT_EQ(RNGTRK_E_UNKNOWN_NAME, rngtrk_tracker_get_state(t.get(), "const-call-name", &s));
+        EXPECT_EQ(RNGTRK_OK, rngtrk_tracker_add(t.get(), "fine", 5));
+        EXPECT_EQ(RNGTRK_E_UNKNOWN_NAME, rngtrk_tracker_fork(other.get(), "other-tracker-name"));
+        EXPECT_EQ(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_fork(nullptr, "no-tracker"));
+    }).join();
+    const std::string m = tracker_message(t.get());
+    EXPECT_NE(std::string::npos, m.find("const-call-name")) << m;
+    EXPECT_NE(std::string::npos, tracker_message(other.get()).find("other-tracker-name"));
+
+    // The buffer convention: a size query, a buffer one byte short, NULLs.
+    size_t len = 0;
+    ASSERT_OK(rngtrk_tracker_last_error(t.get(), nullptr, 0, &len));
+    EXPECT_EQ(m.size(), len);
+    std::vector<char> small(m.size(), '#');
+    len = 0;
+    EXPECT_STATUS(RNGTRK_E_BUFFER_TOO_SMALL, rngtrk_tracker_last_error(t.get(), small.data(), small.size(), &len));
+    EXPECT_EQ(m.size(), len);
+    EXPECT_EQ(std::string(m.size(), '#'), std::string(small.begin(), small.end())) << "nothing written";
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_last_error(t.get(), nullptr, 8, &len));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_last_error(t.get(), small.data(), small.size(), nullptr));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_last_error(nullptr, small.data(), small.size(), &len));
+    EXPECT_EQ(m, tracker_message(t.get())) << "reading the message does not replace it, even when it fails";
+}
+
+TEST(Errors, TrackerMessageIsNeverTorn) {
+    // Threads failing on one tracker (const calls may run at once) while
+    // another reads: every read is one whole message (ThreadSanitizer runs this).
+    TrackerPtr t = new_tracker();
+    std::vector<std::string> names;
+    for (int i = 0; i < 4; ++i) names.push_back(std::string(100 + 37 * i, static_cast<char>('a' + i)));
+    std::vector<std::string> whole;
+    for (const std::string &n : names) {
+        rngtrk_philox_state s;
+        EXPECT_EQ(RNGTRK_E_UNKNOWN_NAME, rngtrk_tracker_get_state(t.get(), n.c_str(), &s));
+        whole.push_back(tracker_message(t.get()));
+    }
+    std::vector<std::thread> failing;
+    for (const std::string &n : names)
+        failing.emplace_back([&t, n] {
+            rngtrk_philox_state s;
+            for (int k = 0; k < 2000; ++k) rngtrk_tracker_get_state(t.get(), n.c_str(), &s);
+        });
+    for (int k = 0; k < 2000; ++k) {
+        const std::string m = tracker_message(t.get());
+        ASSERT_NE(whole.end(), std::find(whole.begin(), whole.end(), m)) << m;
+    }
+    for (std::thread &th : failing) th.join();
+}
+
+TEST(Errors, MessagesCountInEnglish) {
+    // "1 trailing byte", "2 trailing bytes": a count and its noun agree.
+    TrackerPtr t = new_tracker();
+    ASSERT_OK(rngtrk_tracker_add(t.get(), "a", 1));
+    const std::vector<uint8_t> good = save(t.get());
+    TrackerPtr u = new_tracker();
+    for (size_t extra : {1, 2}) {
+        std::vector<uint8_t> bytes = good;
+        bytes.resize(good.size() + extra, 0);
+        EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_tracker_load(u.get(), bytes.data(), bytes.size()));
+        const std::string expected = extra == 1 ? "1 trailing byte after" : "2 trailing bytes after";
+        EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find(expected)) << rngtrk_last_error();
+    }
+    const uint8_t one = 'R';
+    EXPECT_STATUS(RNGTRK_E_CORRUPT, rngtrk_tracker_load(u.get(), &one, 1));
+    EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find("only 1 byte)")) << rngtrk_last_error();
+    uint8_t small[1];
+    size_t len = 0;
+    EXPECT_STATUS(RNGTRK_E_BUFFER_TOO_SMALL, rngtrk_tracker_save(t.get(), small, sizeof small, &len));
+    EXPECT_NE(std::string::npos, std::string(rngtrk_last_error()).find("needs " + std::to_string(len) + " bytes; the capacity is 1"))
+        << rngtrk_last_error();
 }
 
 TEST(Version, NumberAndStringMatchTheHeader) {

@@ -6,6 +6,7 @@
 
 #include "crc32.h"
 #include "name_rules.h"
+#include "utf8.h"
 
 namespace {
 

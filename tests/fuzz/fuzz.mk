@@ -1,10 +1,11 @@
-# `make fuzz FUZZ_SECONDS=N`: libFuzzer harnesses (clang from Debian) against
-# the library rebuilt with clang + ASan + UBSan + coverage in build/fuzz.
+# `make fuzz FUZZ_SECONDS=N`: libFuzzer harnesses against the library rebuilt
+# with clang + ASan + UBSan + coverage in build/fuzz: this release's clang
+# (Debian's clang and libclang-rt-dev, installed first).
 # The checked-in corpora (tests/fuzz/corpus/) seed each run; what a run
 # finds goes to a temporary folder, so the repository stays unchanged.
 FUZZ_SECONDS ?= 60
-FUZZ_CC ?= clang-14
-FUZZ_CXX ?= clang++-14
+FUZZ_CC ?= clang
+FUZZ_CXX ?= clang++
 FUZZ_BUILD := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -g
 FUZZ_HARNESSES := load state cli
@@ -20,8 +21,11 @@ $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.cpp c_api/rngtrk.h $(wildcard core/*.cpp
 	$(FUZZ_CXX) -std=c++17 -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Ic_api -o $@ $< $(FUZZ_BUILD)/cli_*.o \
 	    $(FUZZ_BUILD)/lib/librngtrk.a -lm -pthread
 
-.PHONY: fuzz
-fuzz: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_HARNESSES))
+.PHONY: fuzz fuzz-run
+fuzz:
+	@tools/install-deps.sh reliability
+	@$(MAKE) --no-print-directory fuzz-run
+fuzz-run: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_HARNESSES))
 	@for h in $(FUZZ_HARNESSES); do \
 	    found=$$(mktemp -d); \
 	    echo "== fuzz_$$h for $(FUZZ_SECONDS) s"; \

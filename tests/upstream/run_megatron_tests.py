@@ -10,8 +10,8 @@ rngtrk.torch.megatron's names; prints one count line per mode.
 Nothing of Megatron-LM is copied: pytest runs its test file where it is.
 megatron_plugin.py says what is imported how, and which stand-ins (ours)
 replace the parts of Megatron-LM the test does not exercise.  With --nproc
-N > 1 every mode runs under torch.distributed.run on N gloo processes (rank
-0's output is shown).  --emulate-cuda (CPU-only torch) puts a CPU stand-in
+N > 1 every mode runs on N gloo processes started by tests/torch_dist/launch.py
+(rank 0's output is shown).  --emulate-cuda (CPU-only torch) puts a CPU stand-in
 of the CUDA generator in place first (cuda_emulation.py).  Exits 1 if a test that Megatron's own random.py
 passes fails in the install or names mode (the bar docs/pytorch.md sets)."""
 import argparse
@@ -28,15 +28,11 @@ def run(checkout, mode, nproc, extra, test=None, emulate_cuda=False):
     env = environment(MEGATRON_LM=checkout, RNGTRK_MEGATRON_MODE=mode, RNGTRK_EMULATE_CUDA="1" if emulate_cuda else "")
     pytest = pytest_arguments(checkout, test or os.path.join(checkout, TEST), "megatron_plugin", extra)
     if nproc > 1:
-        # Rank 0's output is the one read (the others repeat it); the
-        # rendezvous is static on 127.0.0.1, whatever the machine's name resolves to.
-        import socket
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        command = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", "--node_rank", "0",
-                   "--nproc_per_node", str(nproc), "--master_addr", "127.0.0.1", "--master_port", str(port),
-                   "--redirects", "2", "--tee", "1", "--no_python", sys.executable, *pytest]
+        # Rank 0's output is the one read (the others repeat it); the ranks
+        # start directly (tests/torch_dist/launch.py: torch.distributed.run
+        # needs libuv from torch 2.4 on, which Debian's torch lacks).
+        launcher = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "torch_dist", "launch.py")
+        command = [sys.executable, launcher, "--nproc", str(nproc), "--timeout", "1700", "--", sys.executable, *pytest]
     else:
         command = [sys.executable, *pytest]
     done = subprocess.run(command, env=env, cwd=checkout, capture_output=True, text=True, timeout=1800)
@@ -77,9 +73,9 @@ def main():
                            args.emulate_cuda)
         if args.verbose:
             print(output)
-        if args.nproc > 1:  # rank 0's lines, without torch.distributed.run's prefix
-            output = "\n".join(line[len("[default0]:"):] for line in output.splitlines()
-                               if line.startswith("[default0]:"))
+        if args.nproc > 1:  # rank 0's lines, without the launcher's prefix
+            output = "\n".join(line[len("[rank0]: "):] for line in output.splitlines()
+                               if line.startswith("[rank0]: "))
         tally.add(mode, code, output, variant=test is not None)
     tally.exit_if_worse("Megatron-LM's random.py")
 

@@ -197,7 +197,8 @@ static int seeds(int argc, char **argv) {
         if (count != nstates) {
             char message[512];
             status = count < 0 ? usage_error("seeds", "%s", library_message(st, message, sizeof message))
-                               : data_error("seeds", "rank %" PRIu64 " has %d states, rank 0 %d", rank, count, nstates);
+                               : data_error("seeds", "rank %" PRIu64 " has %d state%s, rank 0 %d", rank, count,
+                                            count == 1 ? "" : "s", nstates);
             break;
         }
         printf("rank=%" PRIu64, rank);

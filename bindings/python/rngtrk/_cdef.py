@@ -45,6 +45,8 @@ rngtrk_status rngtrk_uniform_f32(const rngtrk_philox_state *state, uint64_t firs
 typedef struct rngtrk_tracker rngtrk_tracker;
 rngtrk_status rngtrk_tracker_new(rngtrk_tracker **out);
 void rngtrk_tracker_free(rngtrk_tracker *tracker);
+rngtrk_status rngtrk_tracker_last_error(const rngtrk_tracker *tracker, char *dst, size_t capacity,
+                                                   size_t *out_len);
 rngtrk_status rngtrk_tracker_add(rngtrk_tracker *tracker, const char *name, uint64_t seed);
 rngtrk_status rngtrk_tracker_fork(rngtrk_tracker *tracker, const char *name);
 rngtrk_status rngtrk_tracker_restore(rngtrk_tracker *tracker, const char *name);
@@ -249,6 +251,7 @@ rngtrk_status rngtrk_cuda_advance_graphsafe(uint64_t *device_state, uint64_t inc
 #define RNGTRK_VERSION_MINOR 1
 #define RNGTRK_VERSION_PATCH 0
 #define RNGTRK_VERSION_NUMBER 100
+#define RNGTRK_ERROR_MESSAGE_CAPACITY 512
 #define RNGTRK_STATE_BYTES 16
 #define RNGTRK_MAX_NAME_BYTES 255
 #define RNGTRK_LOAD_ANY_RANK 1

@@ -191,8 +191,13 @@ def _checked(found, shape, dtype, count, what):
         dtype = found
     n = _count(shape)
     if count is not None and n != count:
-        raise invalid(f"{what} has {n} elements but count is {count}")
+        raise invalid(f"{what} has {_elements(n)} but count is {count}")
     return dtype, n
+
+
+def _elements(n):
+    """"1 element", "5 elements"."""
+    return f"{n} element" if n == 1 else f"{n} elements"
 
 
 def host_buffer(obj, count, dtype, what="out", writable=True):
@@ -212,7 +217,7 @@ def host_buffer(obj, count, dtype, what="out", writable=True):
         if writable and not obj.flags.writeable:
             raise invalid(f"{what} is read-only")
         if count is not None and obj.size != count:
-            raise invalid(f"{what} has {obj.size} elements but count is {count}")
+            raise invalid(f"{what} has {_elements(obj.size)} but count is {count}")
         pointer = int(ffi.cast("uintptr_t", ffi.from_buffer(obj, require_writable=writable))) if obj.size else 0
         return Buffer(pointer, obj.size, dtype, "cpu", None, obj)
     if hasattr(obj, "__dlpack__"):

@@ -127,6 +127,17 @@ class Tracker:
         if status:
             check(status)  # the message is thread-local: no lock needed
 
+    def last_error(self):
+        """The message of the most recent failed call on this tracker, from
+        whichever thread made it ("" if none failed yet): the text its
+        exception carried.  (Exceptions already carry their message; this is
+        for code that learns of a failure some other way.)"""
+        text = ffi.new("char[]", lib.RNGTRK_ERROR_MESSAGE_CAPACITY)
+        length = ffi.new("size_t *")
+        with self._lock:
+            check(lib.rngtrk_tracker_last_error(self._live(), text, len(text), length))
+        return ffi.string(text, length[0]).decode("utf-8")
+
     def _read_state(self, call, *args):
         """Calls `call(handle, *args, &out)` and returns out as a PhiloxState.
         (advance runs this on every draw, so it avoids needless layers.)"""

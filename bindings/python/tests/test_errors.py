@@ -76,3 +76,37 @@ def test_each_status_class_enters_itself_and_a_refinement_does_not():
         class Twin(rngtrk.RngtrkError):  # noqa: F841  (a second class for one status)
             code = rngtrk.InvalidArgumentError.code
     assert errors.ERROR_CLASSES[-1] is rngtrk.InvalidArgumentError
+
+
+def test_a_path_that_is_not_utf8_comes_back_escaped_not_replaced(tmp_path):
+    # os.fsencode turns the lone surrogate back into the byte 0xFF: the
+    # library shows it as \xff, so the message decodes strictly.
+    path = str(tmp_path / "no-such-folder") + "/\udcff\udcfe.rtck"
+    with rngtrk.Tracker() as t, pytest.raises(rngtrk.RngtrkIOError) as caught:
+        t.save_file(path)
+    assert "no-such-folder/\\xff\\xfe.rtck" in caught.value.message
+    assert "\ufffd" not in caught.value.message
+
+
+def test_the_trackers_last_error_is_readable_from_another_thread():
+    import threading
+    t = rngtrk.Tracker()
+    assert t.last_error() == ""
+    raised = []
+
+    def fail_there():
+        try:
+            t.get_state("not-added-on-that-thread")
+        except rngtrk.UnknownNameError as e:
+            raised.append(e.message)
+
+    thread = threading.Thread(target=fail_there)
+    thread.start()
+    thread.join()
+    assert raised and "not-added-on-that-thread" in raised[0]
+    assert t.last_error() == raised[0]
+    t.add("fine", 1)
+    assert t.last_error() == raised[0]  # success keeps it
+    t.close()
+    with pytest.raises(rngtrk.InvalidArgumentError):
+        t.last_error()

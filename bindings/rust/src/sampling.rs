@@ -425,9 +425,10 @@ impl<'a> SliceBox<'a> {
     /// nothing reaches the library with a buffer of the wrong size.
     pub(crate) fn filling(self, out_len: usize) -> Result<Self, Error> {
         if self.count != out_len as u64 {
+            let plural = if self.count == 1 { "" } else { "s" };
             return Err(Error::invalid(format!(
-                "the box holds {} elements but the output holds {}",
-                self.count, out_len
+                "the box holds {} element{} but the output holds {}",
+                self.count, plural, out_len
             )));
         }
         Ok(self)

@@ -154,6 +154,21 @@ impl Tracker {
         n
     }
 
+    /// The message of the most recent failed call on this tracker, from
+    /// whichever thread made it ("" if none failed yet): the text its
+    /// [`Error`] carried.  Errors already carry their message; this is for
+    /// code that learns of a failure some other way (a status passed
+    /// between threads).
+    pub fn last_error(&self) -> String {
+        let mut buf = [0u8; sys::RNGTRK_ERROR_MESSAGE_CAPACITY as usize];
+        let mut len = 0usize;
+        // SAFETY: valid handle; the buffer holds any message with its NUL
+        // (RNGTRK_ERROR_MESSAGE_CAPACITY), so the call cannot fail.
+        unsafe { sys::rngtrk_tracker_last_error(self.raw(), buf.as_mut_ptr().cast(), buf.len(), &mut len) };
+        // The library's messages are well-formed UTF-8.
+        String::from_utf8_lossy(&buf[..len]).into_owned()
+    }
+
     /// Drops every named state; the default becomes (0, 0).
     pub fn reset(&mut self) -> Result<(), Error> {
         // SAFETY: valid handle.

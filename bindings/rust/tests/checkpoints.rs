@@ -4,7 +4,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{build_program, read_vector, snapshot, vector_path};
+use common::{read_vector, run_recipe, snapshot, vector_path};
 use rngtrk::{
     CheckpointSource, ErrorKind, ForkGuard, LoadOptions, ParallelRank, PhiloxState, SeedFlags, SeedPolicy, Tracker,
 };
@@ -167,7 +167,7 @@ fn recipes_save_the_same_bytes_as_c_and_the_golden_file() {
         replay(&mut t, &calls);
         let written_by_rust = t.save().unwrap();
         let c_file = out_dir.join(format!("{}.rtck", name));
-        let status = Command::new(build_program("run_recipe"))
+        let status = Command::new(run_recipe())
             .arg(vector_path("checkpoints/recipes.txt"))
             .arg(&name)
             .arg(&c_file)

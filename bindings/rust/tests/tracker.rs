@@ -295,3 +295,26 @@ fn advanced_is_the_trackers_advance_and_refuses_as_it_does() {
     assert_eq!(top.advanced(5).unwrap_err().kind(), ErrorKind::Overflow);
     assert_eq!(PhiloxState::new(1, 6).advanced(4).unwrap_err().kind(), ErrorKind::InvalidArgument);
 }
+
+#[test]
+fn the_trackers_last_error_is_readable_from_another_thread() {
+    let mut t = Tracker::new().unwrap();
+    assert_eq!(t.last_error(), "");
+    let message = std::thread::scope(|s| {
+        s.spawn(|| t.fork("not-added-on-that-thread").map(|_| ()).unwrap_err().message().to_string()).join().unwrap()
+    });
+    assert!(message.contains("not-added-on-that-thread"), "{}", message);
+    assert_eq!(t.last_error(), message);
+    t.add("fine", 1).unwrap();
+    assert_eq!(t.last_error(), message);
+}
+
+#[test]
+fn a_path_that_is_not_utf8_comes_back_escaped() {
+    use std::os::unix::ffi::OsStrExt;
+    let t = Tracker::new().unwrap();
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(b"/nonexistent-rngtrk/\xff\xfe.rtck"));
+    let e = t.save_file(path).unwrap_err();
+    assert!(e.message().contains("/nonexistent-rngtrk/\\xff\\xfe.rtck"), "{}", e.message());
+    assert!(!e.message().contains('\u{fffd}'));
+}
