@@ -314,10 +314,12 @@ def test_distribute_rand_is_the_same_full_tensor_for_every_mesh_and_placement():
     major, minor = (int(v) for v in torch.__version__.split(".")[:2])
     if (major, minor) < (2, 4):
         pytest.skip(f"torch {torch.__version__} has no public DTensor (torch >= 2.4)")
-    job = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "torch_dist", "dtensor_job.py")
+    here = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "torch_dist")
     env = dict(os.environ, OMP_NUM_THREADS="1")
-    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "4",
-                           job], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    # The ranks start directly (launch.py), as every torch.distributed job here: any torch, libuv or not.
+    done = subprocess.run([sys.executable, os.path.join(here, "launch.py"), "--nproc", "4", "--", sys.executable,
+                           os.path.join(here, "dtensor_job.py")], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-4000:]
     assert "every mesh and placement" in done.stdout
 
