@@ -250,3 +250,23 @@ def test_checkpoint_under_compile_recomputes_the_forwards_numbers(backend, ledge
     expected = step(plain)
     got = step(torch.compile(checkpointed, backend=backend))
     assert torch.equal(got[0], expected[0]) and got[1] == expected[1]
+
+
+@cpu_process_tracker
+@pytest.mark.parametrize("ledger", [False, True], ids=["ledger-off", "ledger-raise"])
+def test_megatrons_checkpoint_under_compile_recomputes_the_forwards_numbers(ledger):
+    """rngtrk.torch.megatron.checkpoint (Megatron-LM's signature) inside a
+    compiled function: dynamo breaks the graph at its autograd.Function,
+    which then runs as it does eagerly."""
+    import rngtrk.torch.megatron as m
+
+    def step(f):
+        tracker = seeded()
+        tracker.tracker.set_ledger("raise" if ledger else "off")
+        x = torch.randn(6, 8, generator=torch.Generator().manual_seed(2)).requires_grad_()
+        f(x).backward()
+        return x.grad, tracker.tracker.save()
+
+    expected = step(lambda x: block(x).sum())
+    got = step(torch.compile(lambda x: m.checkpoint(block, False, x).sum(), backend="aot_eager"))
+    assert torch.equal(got[0], expected[0]) and got[1] == expected[1]
