@@ -10,7 +10,9 @@
 #   unit         the C and C++ unit tests (GoogleTest, Random123's headers and known-answer file)
 #   rust         the Rust crate (cargo: rustup's in ~/.cargo/bin, else Debian's)
 #   mpi          the Open MPI programs and the mpi4py example
-#   torch        PyTorch for the CPU (Debian's python3-torch), for rngtrk.torch's tests
+#   torch        PyTorch for the CPU (Debian's python3-torch), for rngtrk.torch's tests;
+#                where that torch is 2.x (not Debian 12's 1.13) also what torch.compile's
+#                inductor compiles its C++ against: Python's and torch's headers, setuptools
 #   bindgen      make bindgen (Debian's bindgen, rustfmt, libclang)
 #   compilers    g++ and this release's clang (make test-werror)
 #   demo         build python rust mpi
@@ -42,7 +44,7 @@ packages_of() {
         unit) echo "$(packages_of build) libgtest-dev librandom123-dev librandom123-doc" ;;
         rust) echo ;;  # cargo is looked for as a command, below
         mpi) echo openmpi-bin libopenmpi-dev python3-mpi4py ;;
-        torch) echo "$(packages_of python) python3-torch" ;;
+        torch) echo "$(packages_of python) python3-torch $(inductor_packages)" ;;
         bindgen) echo bindgen rustfmt libclang-dev ;;
         compilers) echo g++ clang ;;
         demo) echo "$(packages_of build) $(packages_of python) $(packages_of mpi)" ;;
@@ -57,6 +59,12 @@ packages_of() {
                 "bench reliability abi aarch64 fresh)" >&2
            exit 2 ;;
     esac
+}
+
+inductor_packages() {
+    # Debian 12 (bookworm) has torch 1.13, which has no torch.compile.
+    codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+    [ "$codename" = bookworm ] || echo python3-dev libtorch-dev python3-setuptools
 }
 
 needs_cargo() {
