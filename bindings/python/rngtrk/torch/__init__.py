@@ -20,6 +20,12 @@
   rngtrk.torch.thunder (Lightning Thunder's get_and_update_rng_state and
   uniform_philox, in Thunder's offset units).
 
+* torch 2: the random ops are torch operators (torch.compile, torch.export,
+  torch.func: _torch_ops); importing rngtrk.torch makes torch.get_rng_state /
+  set_rng_state carry rngtrk's states, so torch.utils.checkpoint replays
+  rngtrk's draws (_rng_state_hook); rngtrk.torch.dcp (imported on its own:
+  it needs torch.distributed.checkpoint) keeps every rank's streams in DCP.
+
 Imports on CPU-only torch (Debian's python3-torch): there a fork makes the
 named state active for rngtrk.torch's ops, and torch's own generators are
 left alone.
