@@ -7,6 +7,7 @@ C and Rust behave the same.  docs/tracker.md states the rules.
 import contextlib
 import os
 import threading
+import weakref
 from collections import namedtuple
 
 from ._library import ffi, lib
@@ -21,6 +22,9 @@ from .state import PhiloxState, _u64, as_state
 _advance = lib.rngtrk_tracker_advance
 _new_tuple = tuple.__new__  # builds a PhiloxState from trusted C values, skipping checks
 DEFAULT_FORK_NAME = "model-parallel-rng"  # Megatron-LM's and TransformerEngine's default
+# Every open Tracker: rngtrk.torch's torch.get_rng_state() carries their
+# states (a tracker's first draw may come after torch saved the state).
+OPEN_TRACKERS = weakref.WeakSet()
 
 
 def encode_name(name):
@@ -40,11 +44,12 @@ class _Fork:
     """The context manager returned by Tracker.fork: forks on entry and
     restores on exit, also when the body raises."""
 
-    __slots__ = ("_tracker", "_name")
+    __slots__ = ("_tracker", "_name", "_text")
 
     def __init__(self, tracker, name):
         self._tracker = tracker
         self._name = encode_name(name)
+        self._text = name
 
     # Tracker._call's rule (the C call under the lock on a live handle, then
     # check), written out flat as Tracker.advance is: every random region
@@ -54,6 +59,8 @@ class _Fork:
         tracker = self._tracker
         with tracker._lock:
             status = lib.rngtrk_tracker_fork(tracker._live(), self._name)
+            if not status:
+                tracker._open_forks.append(self._text)
         if status:
             check(status)
         return tracker
@@ -62,6 +69,8 @@ class _Fork:
         tracker = self._tracker
         with tracker._lock:
             status = lib.rngtrk_tracker_restore(tracker._live(), self._name)
+            if not status:
+                tracker._open_forks.pop()
         if status:
             # If the body raised too, this error carries it as __context__.
             check(status)
@@ -91,6 +100,8 @@ class Tracker:
         self._lock = threading.Lock()
         self._scratch = ffi.new("rngtrk_philox_state *")  # an out-parameter, used under the lock
         self._ledger_mode = "off"  # as set_ledger last set it (rngtrk.torch asks it on every torch RNG save)
+        self._open_forks = []  # names of the forks entered through fork(), outermost first
+        OPEN_TRACKERS.add(self)
 
     # -- lifetime ---------------------------------------------------------
     def close(self):
@@ -100,6 +111,7 @@ class Tracker:
             if self._handle is not None:
                 ffi.release(self._handle)
                 self._handle = None
+        OPEN_TRACKERS.discard(self)
 
     @property
     def closed(self):
@@ -254,6 +266,12 @@ class Tracker:
         """Replaces the default state, e.g. by torch.cuda.get_rng_state()."""
         state = as_state(state)
         self._call(lib.rngtrk_tracker_set_default, state._as_c())
+
+    @property
+    def open_forks(self):
+        """The names of the forks open through fork(), outermost first (a
+        fork entered through the C API directly is not among them)."""
+        return tuple(self._open_forks)
 
     @property
     def fork_depth(self):

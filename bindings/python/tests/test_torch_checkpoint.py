@@ -8,7 +8,7 @@ the ledger on, the recompute is proven to draw what the forward drew, and a
 recompute that draws otherwise raises ReplayMismatchError from backward.
 Each test would fail without the hook (shown by running it with torch's
 own two functions).  Runs on every torch (1.13 and newer, CPU-only);
-test_torch_compile.py covers torch.compile, test_torch.py CUDA."""
+test_torch_compile.py covers torch.compile, test_torch_cuda_compile.py CUDA."""
 import io
 
 import pytest
@@ -160,7 +160,12 @@ def test_a_recompute_that_stops_early_is_no_error():
 
     x = inputs()
     checkpoint(tail_unused, x, use_reentrant=False).sum().backward()
-    assert x.grad is not None
+    got = x.grad, after(tracker)
+    tracker.tracker.set_ledger("off")
+    seeded()  # the same step without checkpointing
+    x = inputs()
+    tail_unused(x).sum().backward()
+    assert torch.equal(got[0], x.grad) and got[1] == after(tracker)
 
 
 def test_fork_rng_rewinds_rngtrks_states():
@@ -204,14 +209,71 @@ def test_a_plain_tracker_drawn_from_is_restored_too():
 
 
 def test_the_saved_state_pickles_as_torchs_own():
-    seeded()
+    tracker = seeded()
     state = torch.get_rng_state()
     buffer = io.BytesIO()
     torch.save(state, buffer)
     buffer.seek(0)
     loaded = torch.load(buffer)
     assert type(loaded) is torch.Tensor and torch.equal(loaded, _rng_state_hook.torch_get_rng_state())
-    torch.set_rng_state(loaded)  # a tensor the hook never saw: torch's state only, nothing else moves
+    rt.rand(8)
+    moved = after(tracker)
+    torch.set_rng_state(loaded)  # a tensor the hook never saw: torch's state only
+    assert after(tracker) == moved, "rngtrk's states stay where they are"
+
+
+@ledger_sees_the_draws
+def test_a_recompute_that_raises_is_abandoned_and_its_tracker_put_back():
+    """A backward that restores the saved state by hand (as Megatron-LM's
+    checkpoint does, with no finally) and raises mid-recompute: the next
+    draw finds the replay abandoned and the tracker where the forward left
+    it, so it draws new numbers, not the recompute's again."""
+    class Recomputed(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.saved = torch.get_rng_state()
+            return x * rt.rand(x.shape)
+
+        @staticmethod
+        def backward(ctx, grad):
+            torch.set_rng_state(ctx.saved)
+            rt.rand(grad.shape)  # the forward's draw again (the ledger's replay proves it)
+            raise ValueError("the recompute failed")
+
+    tracker = seeded()
+    tracker.tracker.set_ledger("raise")
+    x = inputs()
+    out = Recomputed.apply(x)
+    with pytest.raises(ValueError, match="the recompute failed"):
+        out.sum().backward()
+    late = rt.rand(8)  # no StreamReuseError: not the recompute's numbers
+    tracker.tracker.set_ledger("off")
+    seeded()  # the reference: the forward's draw, then this one
+    rt.rand(x.shape)
+    assert torch.equal(late, rt.rand(8)), "the draw after the failed backward continues the forward's stream"
+
+
+@ledger_sees_the_draws
+@pytest.mark.parametrize("reentrant", [True, False], ids=["reentrant", "non-reentrant"])
+def test_a_plain_trackers_fork_around_the_checkpoint_is_entered_again(reentrant):
+    """rngtrk.Tracker's own fork() written around the call, the ledger
+    proving the recompute: the recompute draws in the fork again."""
+    def step(checkpointed):
+        t = rngtrk.Tracker()
+        t.manual_seed(99)
+        t.add("dropout", 5)
+        t.set_ledger("raise")
+        x = inputs()
+
+        def f(x):
+            return rt.dropout(x @ W, 0.5, tracker=t) * rt.rand(8, 16, tracker=t)
+        with t.fork("dropout"):
+            out = checkpoint(f, x, use_reentrant=reentrant) if checkpointed else f(x)
+        out.sum().backward()
+        return x.grad, t.save()
+
+    got, expected = step(True), step(False)
+    assert torch.equal(got[0], expected[0]) and got[1] == expected[1]
 
 
 def test_rngtrks_own_checkpoint_and_a_torch_checkpoint_inside_it_replay_once():

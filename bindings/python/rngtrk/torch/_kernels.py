@@ -21,6 +21,9 @@ from ..tracker import Tracker
 # The torch dtype of each rngtrk dtype rngtrk.torch makes.
 TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16,
                 "u8": torch.uint8}
+# The floating dtypes uniform and normal draws come in, by torch dtype
+# (normal f16/bf16: the f32 value rounded to nearest even, as torch's .to() rounds).
+FLOAT_DTYPES = {torch_dtype: name for name, torch_dtype in TORCH_DTYPES.items() if torch_dtype.is_floating_point}
 # Each distribution's two parameters, as sampling.py names them.
 _PARAMETERS = {"uniform": ("low", "high"), "normal": ("mean", "std"), "bernoulli": ("p", None)}
 NO_GEOMETRY = -1  # sm_count / max_threads_per_sm not given: the library's default

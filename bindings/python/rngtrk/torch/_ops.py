@@ -23,13 +23,11 @@ rounded to nearest even, as torch's .to() rounds).
 import torch
 
 from ..errors import invalid
-from ._kernels import NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, numel
+from ._kernels import FLOAT_DTYPES, NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, numel
 from ._generators import state_of
-from ._rng_state_hook import follow
+from ._rng_state_hook import settle
 from ._torch_ops import draw_untraced, register, sample_op, traceable_state, tracing, tracker_sample_op
 
-_RAND_DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16"}
-_NORMAL_DTYPES = _RAND_DTYPES  # normal f16/bf16: the f32 value rounded to nearest even, as torch's .to() rounds
 _GEOMETRY = ("sm_count", "max_threads_per_sm")
 
 
@@ -68,7 +66,7 @@ def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry
         tracker = _default_tracker()
     if tracing():
         return tracker_sample_op(tracker, spec, shape, box, device)
-    follow(tracker)
+    settle()  # a recompute that raised is over: its tracker is put back first
     register(tracker)
     return draw_from_tracker(tracker, spec, shape, box, device)
 
@@ -93,7 +91,7 @@ def rand(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", lay
     `max_threads_per_sm` set the torch-eager-cuda layout's GPU (default:
     an H100's 132 and 2048, on every device, so that CPU and CUDA agree)."""
     shape = _size(size)
-    rng_dtype = _float_dtype(dtype, _RAND_DTYPES, "rand")
+    rng_dtype = _float_dtype(dtype, FLOAT_DTYPES, "rand")
     return _draw(shape, "uniform", rng_dtype, device, state, tracker, layout, low, high, _geometry(geometry, "rand"))
 
 
@@ -103,7 +101,7 @@ def randn(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", la
     the f32 values rounded to the dtype."""
     shape = _size(size)
     geometry = _geometry(geometry, "randn")
-    rng_dtype = _float_dtype(dtype, _NORMAL_DTYPES, "randn")
+    rng_dtype = _float_dtype(dtype, FLOAT_DTYPES, "randn")
     return _draw(shape, "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry)
 
 
@@ -188,7 +186,7 @@ def rand_slice(global_shape, start, local_shape, *, state=None, tracker=None, dt
     unsharded tensor.  A tracker advances by the whole tensor's increment,
     the same on every rank."""
     box = _box(global_shape, start, local_shape)
-    rng_dtype = _float_dtype(dtype, _RAND_DTYPES, "rand_slice")
+    rng_dtype = _float_dtype(dtype, FLOAT_DTYPES, "rand_slice")
     return _draw(box[2], "uniform", rng_dtype, device, state, tracker, layout, low, high,
                  _geometry(geometry, "rand_slice"), box=box)
 
@@ -198,7 +196,7 @@ def randn_slice(global_shape, start, local_shape, *, state=None, tracker=None, d
     """The box of randn(global_shape) (f16/bf16: the f32 values rounded)."""
     box = _box(global_shape, start, local_shape)
     geometry = _geometry(geometry, "randn_slice")
-    rng_dtype = _float_dtype(dtype, _NORMAL_DTYPES, "randn_slice")
+    rng_dtype = _float_dtype(dtype, FLOAT_DTYPES, "randn_slice")
     return _draw(box[2], "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry, box=box)
 
 

@@ -36,16 +36,17 @@ error.  Outside a backward pass a rewind is only a rewind, and numbers
 drawn again are reuse, as the ledger says.
 
 Trackers followed: every drop-in tracker (they register when made) and
-every plain rngtrk.Tracker rngtrk.torch has drawn from (`follow`).
+every open plain rngtrk.Tracker but those inside drop-ins (a plain
+tracker's first draw may come after torch saved the state it must
+restore: a fresh tracker's first checkpointed step).
 """
 import itertools
 import weakref
 
 import torch
 
-from ..errors import InvalidArgumentError
-from ..state import PhiloxState
-from ..tracker import Tracker
+from ..errors import InvalidArgumentError, ReplayMismatchError
+from ..tracker import OPEN_TRACKERS, Tracker
 from ._generators import capturing
 
 # torch's own functions: for callers that save and restore rngtrk's states
@@ -60,7 +61,7 @@ _recomputes = weakref.WeakKeyDictionary()  # tracker -> _Recompute opened by a r
 
 
 def follow(tracker):
-    """Makes torch.get_rng_state() carry `tracker`'s states from now on."""
+    """Makes torch.get_rng_state() carry drop-in `tracker`'s states from now on."""
     _followed.add(tracker)
 
 
@@ -79,17 +80,24 @@ class _Record:
 
 
 class _Recompute:
-    """What a restore during backward opened: forks entered again and a
-    ledger replay (or None), and when (a serial: a restore of a state saved
-    before it closes them)."""
-    __slots__ = ("opened", "forks", "context")
+    """What a restore during backward opened: the forks entered again, a
+    ledger replay (or None), when (a serial: a restore of a state saved
+    before it ends the recompute), in which backward pass (the graph task:
+    a recompute that raised never sees its end, and the next backward, or
+    anything outside one, abandons it), and the tracker as it was before
+    (what an abandoned recompute puts back)."""
+    __slots__ = ("opened", "forks", "context", "task", "before")
 
-    def __init__(self, opened, forks, context):
-        self.opened, self.forks, self.context = opened, forks, context
+    def __init__(self, opened, forks, context, task, before):
+        self.opened, self.forks, self.context, self.task, self.before = opened, forks, context, task, before
+
+
+def _is_plain(tracker):
+    return isinstance(tracker, Tracker)
 
 
 def _ledger(tracker):
-    return tracker if isinstance(tracker, Tracker) else tracker.tracker
+    return tracker if _is_plain(tracker) else tracker.tracker
 
 
 def _position(tracker):
@@ -106,8 +114,10 @@ def _position(tracker):
 def _snapshot(tracker):
     if _ledger(tracker).closed:
         return None  # a closed tracker has nothing to restore
-    if isinstance(tracker, Tracker):
-        forks = () if tracker.fork_depth == 0 else None  # a plain tracker does not name its open forks
+    if _is_plain(tracker):
+        forks = tracker.open_forks
+        if len(forks) != tracker.fork_depth:
+            forks = None  # forks entered through the C API: their names are unknown here
         return _Snapshot(tracker.get_states(), tracker.active_state(), tracker.get_default(), forks,
                          _position(tracker))
     if tracker._cuda and capturing():
@@ -120,12 +130,20 @@ def _snapshot(tracker):
     return _Snapshot(named, tracker.generator_state(), None, tuple(tracker._open), _position(tracker))
 
 
+def _every_tracker():
+    """The followed drop-ins and the open plain trackers not inside one."""
+    dropins = list(_followed)
+    inner = {id(d.tracker) for d in dropins}
+    return dropins + [t for t in list(OPEN_TRACKERS) if id(t) not in inner]
+
+
 def get_rng_state():
     """torch.get_rng_state(), which also stands for rngtrk's states (module text)."""
+    settle()
     state = _torch_get_rng_state()
-    if _followed:
+    if _followed or OPEN_TRACKERS:
         entries = []
-        for tracker in list(_followed):
+        for tracker in _every_tracker():
             snapshot = _snapshot(tracker)
             if snapshot is not None:
                 entries.append((weakref.ref(tracker), snapshot))
@@ -137,50 +155,70 @@ def get_rng_state():
 
 def set_rng_state(new_state):
     """torch.set_rng_state(), which also puts back the rngtrk states
-    `new_state` stands for (module text)."""
+    `new_state` stands for (module text).  Every tracker is restored even
+    when one fails; then the first error is raised."""
+    settle()
     _torch_set_rng_state(new_state)
     record = _records.get(id(new_state))
     if record is None:
         return
     backward = _in_backward()
     entries = [(ref(), snapshot) for ref, snapshot in record.entries]
-    entries = [(tracker, snapshot) for tracker, snapshot in entries if tracker is not None]
+    entries = [(t, snapshot) for t, snapshot in entries if t is not None and not _ledger(t).closed]
+    errors = []
+
+    def each(step, *args):
+        try:
+            step(*args)
+        except Exception as e:  # noqa: BLE001  (raised after every tracker is restored)
+            errors.append(e)
+
     # In phases, not tracker by tracker: with CUDA every drop-in's generator
     # is torch's one CUDA generator, so each tracker's forks are left while
     # it still holds the recompute's progress, and written only at the end.
     for tracker, _ in entries:
         recompute = _recomputes.get(tracker)
         if recompute is not None and record.serial < recompute.opened:
-            _close(tracker, recompute)
+            each(_close, tracker)
+    before = {tracker: _snapshot(tracker) for tracker, _ in entries} if backward else {}
     for tracker, snapshot in entries:
-        _put_named(tracker, snapshot.named)
-        if isinstance(tracker, Tracker) and tracker.get_default() != snapshot.default:
-            tracker.set_default(snapshot.default)
+        each(_put_states, tracker, snapshot)
     if backward:
         for tracker, snapshot in entries:
-            _maybe_open(tracker, snapshot)
+            each(_maybe_open, tracker, snapshot, before.get(tracker))
     for tracker, snapshot in entries:
-        if snapshot.generator is not None:
-            _set_generator(tracker, snapshot.generator)
+        if snapshot.generator is not None and (backward or _is_plain(tracker) or not tracker._cuda):
+            # (torch's CUDA generator only for a recompute: outside one,
+            # fork_rng(devices=[]) means to leave it alone)
+            each(_set_generator, tracker, snapshot.generator)
+    if errors:
+        raise errors[0]
 
 
-def _maybe_open(tracker, snapshot):
+def _put_states(tracker, snapshot):
+    _put_named(tracker, snapshot.named)
+    if _is_plain(tracker) and tracker.get_default() != snapshot.default:
+        tracker.set_default(snapshot.default)
+
+
+def _maybe_open(tracker, snapshot, before):
     """A restore during backward starts a recompute (module text)."""
-    if _recomputes.get(tracker) is not None or snapshot.forks is None:
+    if _recomputes.get(tracker) is not None or snapshot.forks is None or before is None:
         return
-    reopen = () if isinstance(tracker, Tracker) or tuple(tracker._open) == snapshot.forks else snapshot.forks
+    now = tracker.open_forks if _is_plain(tracker) else tuple(tracker._open)
+    reopen = () if now == snapshot.forks else snapshot.forks
     # Only draws that go through the rngtrk tracker reach its ledger: a
     # plain tracker's, and a drop-in's where rngtrk keeps the generator.
-    replay = ((isinstance(tracker, Tracker) or not tracker._cuda) and snapshot.position is not None
+    replay = ((_is_plain(tracker) or not tracker._cuda) and snapshot.position is not None
               and _rewinds(tracker, snapshot.position))
     if reopen or replay:
-        _open(tracker, reopen, snapshot.position if replay else None)
+        _open(tracker, reopen, snapshot.position if replay else None, before)
 
 
 def _put_named(tracker, named):
     """set_states(named), skipped when nothing changed since (the common
     case of a save and restore around work that drew nothing of rngtrk's)."""
-    if isinstance(tracker, Tracker) or tracker._graph_safe:
+    if _is_plain(tracker) or tracker._graph_safe:
         tracker.set_states(named)
         return
     tracker._sync_open()
@@ -194,61 +232,109 @@ def _rewinds(tracker, position):
 
 
 def _set_generator(tracker, state):
-    """Writes the saved generator into the generator now: a drop-in's
-    (its active state), or a plain tracker's default state outside forks
-    (inside one, its named states were put back already)."""
-    if not isinstance(tracker, Tracker):
+    """Writes the saved generator into the generator now: a drop-in's (its
+    active state, or torch's CUDA generator), or a plain tracker's active
+    state (its default outside forks, else the innermost open fork's)."""
+    if not _is_plain(tracker):
         if tracker.generator_state() != state:
             tracker.set_generator_state(state)
     elif tracker.fork_depth == 0:
         tracker.set_default(state)
+    elif len(tracker.open_forks) == tracker.fork_depth:
+        tracker.set_state(tracker.open_forks[-1], state)
 
 
-def _open(tracker, forks, position):
+def _open(tracker, forks, position, before):
     """The recompute's context: re-enters `forks` (those open when the
     state was saved) and, given a ledger position, opens a prefix replay
-    from it."""
+    from it.  A position the ledger no longer holds (its capacity) gets no
+    replay: the recompute runs unproven rather than failing."""
     entered = []
     try:
         for name in forks:
-            tracker._enter(name)
-            entered.append(name)
+            entered.append(_enter(tracker, name))
         context = None
         if position is not None:
             context = _ledger(tracker).replay_prefix(position)
-            context.__enter__()
+            try:
+                context.__enter__()
+            except ReplayMismatchError:
+                context = None  # the log lost the region (docs/ledger.md, capacity)
     except BaseException:
-        for name in reversed(entered):
-            tracker._leave(name)
+        for fork in reversed(entered):
+            _leave(tracker, fork)
         raise
-    _recomputes[tracker] = _Recompute(next(_serials), entered, context)
+    _recomputes[tracker] = _Recompute(next(_serials), entered, context, _graph_task(), before)
 
 
-def _close(tracker, recompute):
-    del _recomputes[tracker]
+def _enter(tracker, name):
+    """Enters the fork `name`; returns what _leave needs."""
+    if _is_plain(tracker):
+        fork = tracker.fork(name)
+        fork.__enter__()
+        return fork
+    tracker._enter(name)
+    return name
+
+
+def _leave(tracker, fork):
+    if _is_plain(tracker):
+        fork.__exit__(None, None, None)
+    else:
+        tracker._leave(fork)
+
+
+def _close(tracker):
+    recompute = _recomputes.pop(tracker)
     try:
         if recompute.context is not None:
             recompute.context.__exit__(None, None, None)  # a prefix replay: fewer draws than recorded is fine
     finally:
-        for name in reversed(recompute.forks):
-            tracker._leave(name)
+        for fork in reversed(recompute.forks):
+            _leave(tracker, fork)
+    return recompute
+
+
+def settle():
+    """Ends the recomputes that will never see their end: opened in a
+    backward pass that has finished (a recompute that raised skips the
+    restore that would end it), and puts their trackers back as they were
+    before them, so no later draw reuses the recompute's numbers."""
+    if not _recomputes:
+        return
+    task = _graph_task()
+    for tracker, recompute in list(_recomputes.items()):
+        if task is None or (recompute.task is not None and recompute.task != task):
+            _close(tracker)
+            before = recompute.before
+            if before is not None and not _ledger(tracker).closed:
+                _put_states(tracker, before)
+                if before.generator is not None:
+                    _set_generator(tracker, before.generator)
 
 
 # -- in a backward pass? ------------------------------------------------------------------
 
+# _graph_task(): the running backward pass (its graph task id), or None
+# outside one; torch < 2.1 has no id and says only whether one is running.
 if hasattr(torch._C, "_current_graph_task_id"):
-    def _in_backward():
-        return torch._C._current_graph_task_id() != -1
-else:  # torch < 2.1: the engine refuses this question about a node outside a backward pass
+    def _graph_task():
+        task = torch._C._current_graph_task_id()
+        return None if task == -1 else task
+else:  # the engine refuses this question about a node outside a backward pass
     with torch.enable_grad():
         _PROBE = (torch.ones(1, requires_grad=True) * 1).grad_fn
 
-    def _in_backward():
+    def _graph_task():
         try:
             torch._C._will_engine_execute_node(_PROBE)
         except RuntimeError:
-            return False
-        return True
+            return None
+        return -1  # some backward pass
+
+
+def _in_backward():
+    return _graph_task() is not None
 
 
 get_rng_state.torch_function = _torch_get_rng_state  # (a reload of this module finds torch's own)
