@@ -1,5 +1,5 @@
 """rngtrk.torch under torch.compile, torch.export and torch.func (torch >=
-2.4, CPU; the CUDA half is in test_torch.py): the random ops are torch
+2.4, CPU; the CUDA half is in test_torch_cuda_compile.py): the random ops are torch
 operators (rngtrk.torch._torch_ops), so a function drawing from an explicit
 state traces with fullgraph=True and gives eager's bits; a module whose
 forward forks the process tracker compiles into one graph with no break,
@@ -211,7 +211,7 @@ def test_an_unknown_fork_name_raises_when_the_compiled_function_draws():
 def test_a_plain_tracker_is_named_after_its_first_eager_draw_and_refused_clearly_before():
     t = rngtrk.Tracker()
     t.manual_seed(5)
-    with pytest.raises(TypeError, match="draw from it once outside the compiled function first"):
+    with pytest.raises(TypeError, match="draw from it, or make it, once outside the compiled function first"):
         torch.compile(lambda: rt.rand(4, tracker=t), backend="aot_eager")()
     f = torch.compile(lambda: rt.rand(4, tracker=t), backend="aot_eager", fullgraph=True)
     start = t.save()

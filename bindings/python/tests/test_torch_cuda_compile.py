@@ -125,7 +125,7 @@ def test_a_cuda_fork_is_refused_under_fullgraph_and_rngtrks_draws_stay_eagers():
     too (torch's ops are not: inductor draws those its own way)."""
     layer = Layer().cuda()
     seeded()
-    with pytest.raises(Exception):
+    with pytest.raises(dynamo.exc.Unsupported, match="graph_break"):  # the fork's own break, nothing else
         torch.compile(layer, fullgraph=True)(torch.randn(8, 64, device="cuda"))
     dynamo.reset()
     only = RngtrkOnly()
@@ -167,10 +167,18 @@ def test_torch_checkpoint_on_cuda_recomputes_torchs_and_rngtrks_masks(reentrant,
     assert torch.equal(got[0], expected[0]) and got[1] == expected[1]
 
 
+def block_without_forks(x):
+    return rt.dropout(F.dropout(x, 0.5).sin(), 0.4) * rt.rand(x.shape, device="cuda")
+
+
 @pytest.mark.usefixtures("fallback_random")
-def test_compiled_checkpoint_on_cuda_recomputes_the_forwards_masks():
-    expected = grad_step(lambda x: block(x).sum())
-    got = grad_step(lambda x: checkpoint(block, x, use_reentrant=False).sum(), compiled=True)
+@pytest.mark.parametrize("f", [block_without_forks, block], ids=["one-graph", "forks-break-it"])
+def test_compiled_checkpoint_on_cuda_recomputes_the_forwards_masks(f):
+    """Without forks the checkpoint compiles into the graph (torch's
+    checkpoint operator, which saves and restores the generators itself);
+    with them dynamo breaks the graph at each fork and runs it eagerly."""
+    expected = grad_step(lambda x: f(x).sum())
+    got = grad_step(lambda x: checkpoint(f, x, use_reentrant=False).sum(), compiled=True)
     assert torch.equal(got[0], expected[0]) and got[1] == expected[1]
 
 

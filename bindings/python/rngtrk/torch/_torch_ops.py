@@ -32,6 +32,7 @@ Why this shape:
   values are unused (the tracker must still move) or reorders them.
 * A fork of a CUDA tracker breaks the graph instead (fork_enter says why).
 """
+import itertools
 import weakref
 
 import torch
@@ -67,28 +68,32 @@ _TRACING_MODES = tuple(getattr(torch._C._TorchDispatchModeKey, key) for key in (
 
 # -- trackers by number (operators take ints, not objects) ------------------------------
 
-_TRACKERS = weakref.WeakValueDictionary()
+_TRACKERS = weakref.WeakValueDictionary()  # number -> tracker
 
 
 def register(tracker):
     """Gives `tracker` the number the operators name it by, the tick tensor
     its draws chain through and the list of forks entered while tracing
-    (once: the drop-in trackers when they are made, a plain rngtrk.Tracker
-    when it is made after rngtrk.torch is imported or at its first eager
-    draw).  Returns the number."""
+    (once: a drop-in tracker when it is made, a plain rngtrk.Tracker at its
+    first draw outside a traced function).  Returns the number."""
     key = getattr(tracker, "_torch_key", None)
     if key is not None:
         return key
     if tracing():
-        raise TypeError("rngtrk.torch: this rngtrk.Tracker was made before rngtrk.torch was imported and has "
-                        "not drawn through rngtrk.torch yet, so torch.compile cannot name it; draw from it once "
-                        "outside the compiled function first")
-    key = max(_TRACKERS.keys(), default=0) + 1
-    tracker._torch_tick = torch.zeros((), dtype=torch.int64)
+        raise TypeError("rngtrk.torch: a tracker torch.compile cannot name yet: a plain rngtrk.Tracker that has not "
+                        "drawn through rngtrk.torch outside a compiled function, or a tracker made inside one "
+                        "(seed the process tracker, model_parallel_cuda_manual_seed, before compiling); draw from "
+                        "it, or make it, once outside the compiled function first")
+    key = next(_KEYS)
+    with torch.inference_mode(False):  # (a tick made in inference mode could not be written by a later step)
+        tracker._torch_tick = torch.zeros((), dtype=torch.int64)
     tracker._torch_forks = []  # outermost first
     tracker._torch_key = key
     _TRACKERS[key] = tracker
     return key
+
+
+_KEYS = itertools.count(1)  # never reused: a graph naming a tracker that is gone says so
 
 
 def _tracker(key):
@@ -191,6 +196,8 @@ def state_input(state):
                                    f"{state.numel()} of {state.dtype}")
         return state.reshape(16).cpu()
     seed, offset = state
+    # Byte by byte, not state_tensor(state): dynamo traces this arithmetic on
+    # the two ints, where PhiloxState.to_bytes() is a C call it cannot follow.
     return torch.tensor([(v >> (8 * i)) & 0xFF for v in (seed, offset) for i in range(8)], dtype=torch.uint8)
 
 
@@ -226,13 +233,18 @@ def fork_enter(tracker, name):
     """A fork's entry while torch traces: recorded for the draws inside,
     which enter the fork themselves.  A fork of a CUDA tracker swaps torch's
     CUDA generator for torch's own random ops in it (F.dropout), whose place
-    relative to the swap nothing in the graph fixes: measured on an H200
+    relative to the swap nothing in a graph fixes: measured on an H200
     (torch 2.11), a traced CUDA fork compiled into one graph but drew other
-    numbers than eager and left other states.  So there the fork breaks the
-    graph on purpose; dynamo compiles the code around it and runs the `with`
-    block as it is (docs/pytorch.md)."""
+    numbers than eager and left other states.  So under dynamo such a fork
+    breaks the graph on purpose (dynamo compiles the code around it and
+    runs the `with` block as it is), and other tracing (make_fx, non-strict
+    torch.export, torch.func), which cannot break, refuses it."""
     register(tracker)
     if getattr(tracker, "_cuda", False):
+        if not torch.compiler.is_compiling():
+            raise NotImplementedError("rngtrk.torch: a fork of a CUDA tracker cannot be traced outside "
+                                      "torch.compile (torch's own random ops in it would not see the forked "
+                                      "generator); trace the code inside the fork, or use torch.compile")
         torch._dynamo.graph_break()
     tracker._torch_forks.append(name)
 

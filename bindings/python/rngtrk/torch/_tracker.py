@@ -63,9 +63,9 @@ class DuplicateStateSeedError(DuplicateSeedError, RuntimeError):
 class _Fork:
     """The context manager fork() returns: nothing happens until it is
     entered.  While torch traces the caller (torch.compile), entry and exit
-    are recorded for the draws inside, and on CUDA become operators that
-    swap torch's generator (_torch_ops), so the fork is part of the graph:
-    no graph break, no frame skipped."""
+    are recorded for the draws inside (_torch_ops.fork_enter), so the fork
+    is part of the graph with no break and no frame skipped; a fork of a
+    CUDA tracker breaks the graph on purpose (fork_enter says why)."""
 
     __slots__ = ("_owner", "_name")
 
