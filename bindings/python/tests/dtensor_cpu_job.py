@@ -63,6 +63,20 @@ def main():
     record("normal_ shard", lambda: distribute_tensor(torch.zeros(8, 8), mesh, [Shard(0), Shard(1)]).normal_(0, 2).to_local())
     record("bernoulli_ replicate", lambda: distribute_tensor(torch.zeros(32), mesh, [Replicate(), Replicate()]).bernoulli_(0.3).to_local())
     record("rand replicate again", lambda: dtensor.rand(4, 6, device_mesh=mesh, placements=[Replicate(), Replicate()]).to_local())
+    record("offset before f64", offset)
+    record("rand f64 shard0 full", lambda: dtensor.rand(8, 6, dtype=torch.float64, device_mesh=mesh,
+                                                        placements=[Replicate(), Shard(0)]).full_tensor())
+    record("offset after f64", offset)
+
+    def reseeded_twice():
+        """torch.manual_seed with the seed it already had starts DTensor's stream again."""
+        draws = []
+        for _ in range(2):
+            torch.manual_seed(77)
+            draws.append([offset(), hexed(dtensor.rand(4, 6, device_mesh=mesh, placements=[Replicate(), Replicate()])
+                                          .to_local()), offset()])
+        return draws
+    record("reseeded twice", reseeded_twice)
     record("randint refused", lambda: torch.randint_like(distribute_tensor(torch.zeros(8), mesh, [Replicate(), Replicate()]),
                                                          0, 9).to_local())
     record("offset at the end", offset)

@@ -23,6 +23,11 @@ torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tool
 import rngtrk.torch as rt  # noqa: E402  (after the skip)
 from rngtrk.torch import dtensor  # noqa: E402
 
+try:  # torch 2.14's dynamo imports DTensor's real package: before the stand-in hides it
+    import torch._dynamo  # noqa: E402,F401
+except ImportError:
+    pass  # (torch 1.13)
+
 STANDIN = "torch.distributed.tensor._random"
 
 
@@ -195,6 +200,7 @@ def test_a_rank_outside_the_mesh_and_unknown_state_names_raise_pytorchs_runtime_
 
 @pytest.mark.parametrize("install_first", [True, False], ids=["install-then-import", "import-then-install"])
 def test_install_makes_dtensor_construct_and_use_rngtrks_tracker(install_first):
+    seed_torch = (torch.manual_seed, torch.random.manual_seed)
     if install_first:
         assert dtensor.install()
         r = standin()
@@ -212,8 +218,13 @@ def test_install_makes_dtensor_construct_and_use_rngtrks_tracker(install_first):
     values = r.random_op(r.Spec(mesh, [r.Shard(0)], (10,)), lambda state: rt.rand(5, state=state))
     assert torch.equal(values, rt.rand(8 + 5, state=rngtrk.PhiloxState(77, 0))[8:]), "rank 1's shard of 10 (5 each)"
     assert tracker.get_offset() == 12
+    torch.manual_seed(5)
+    tracker.set_offset("parallel-rng", 40)
+    torch.manual_seed(5)
+    assert tracker._current() == (5, 0), "torch.manual_seed seeds a CPU tracker (the same seed again: from 0)"
     assert dtensor.uninstall() and not dtensor.installed()
     assert r.OffsetBasedRNGTracker is not type(tracker) and r._rng_tracker is None, "PyTorch's class and tracker back"
+    assert (torch.manual_seed, torch.random.manual_seed) == seed_torch, "torch's own manual_seed back"
     with pytest.raises(RuntimeError, match="CUDA"):
         r.random_op(r.Spec(mesh, [r.Shard(0)], (10,)), lambda state: None)
 

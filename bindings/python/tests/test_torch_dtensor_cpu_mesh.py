@@ -3,9 +3,9 @@
 Replicate() random tensor differs between ranks.  With
 rngtrk.torch.dtensor.install() they are drawn by rngtrk from the rank's
 offset for the op, DTensor's own rule: replicas equal on every rank, shards
-disjoint, the full tensor of a Shard(0) rand the unsharded draw, and the
-tracker at the same offset on every rank after each op; the ops rngtrk has
-no form for are refused.  4 gloo ranks on a 2 x 2 mesh, started directly
+disjoint (float64 too), the full tensor of a Shard(0) rand the unsharded
+draw, and the tracker at the same offset on every rank after each op; the
+ops rngtrk has no form for are refused.  4 gloo ranks on a 2 x 2 mesh, started directly
 (dtensor_cpu_job.py); needs torch >= 2.4 with DTensor."""
 import json
 import os
@@ -80,6 +80,31 @@ def test_the_numbers_are_rngtrks_from_the_ops_offsets(installed):
     assert values(installed, "rand replicate")[0] == rt.rand(4, 6, state=rngtrk.PhiloxState(1234, 0)).numpy().tobytes().hex()
     assert values(installed, "rand shard0 full")[0] == \
         rt.rand(8, 6, state=rngtrk.PhiloxState(1234, 24)).numpy().tobytes().hex()
+
+
+def test_float64_shards_take_two_numbers_per_value_and_stay_disjoint(installed):
+    """DTensor's offsets count elements; a float64 value takes two of
+    rngtrk's 32-bit numbers, so the region doubles its distances: the full
+    tensor of a Shard(0) float64 rand is the unsharded float64 draw (no two
+    shards share a number) and the tracker moves 2 x 48."""
+    full = values(installed, "rand f64 shard0 full")
+    assert len(set(full)) == 1
+    seed, start = installed[0]["offset before f64"]
+    assert installed[0]["offset after f64"] == [seed, start + 96]
+    expected = rt.rand(8, 6, dtype=torch.float64, state=rngtrk.PhiloxState(seed, start))
+    assert full[0] == expected.numpy().tobytes().hex()
+    got = torch.frombuffer(bytearray.fromhex(full[0]), dtype=torch.float64)
+    assert got.unique().numel() == 48, "shards overlapping in the stream repeat values"
+
+
+def test_torch_manual_seed_starts_the_stream_again_even_with_the_same_seed(installed):
+    """As DTensor on torch >= 2.7 (torch.manual_seed puts its generator at
+    offset 0): the second seeding draws the first one's numbers."""
+    for seen in installed:
+        first, second = seen["reseeded twice"]
+        assert first == second, "the same seed again did not start the stream again"
+        assert first[0] == [77, 0] and first[2] == [77, 24]
+        assert first[1] == rt.rand(4, 6, state=rngtrk.PhiloxState(77, 0)).numpy().tobytes().hex()
 
 
 def test_ops_rngtrk_cannot_draw_are_refused(installed):

@@ -10,7 +10,10 @@ tracker's region on a CPU mesh, `DrawFrom(state)` takes the op instead:
 a TorchDispatchMode that fills the op's CPU tensor with rngtrk's stateless
 layout from this rank's pre-op state — the same offsets as on CUDA, the
 same rule, so replicas are equal and shards disjoint (for Shard(0) the full
-tensor is the unsharded draw).  The ops DTensor treats as random (its
+tensor is the unsharded draw).  DTensor's offsets count elements, and a
+float64 value takes two of rngtrk's 32-bit numbers, so for a float64 draw
+the op's distances from the region's start are doubled (`words`): shards
+stay disjoint, and the region ends that much further on.  The ops DTensor treats as random (its
 dispatcher's list, torch 2.6 to 2.14): rand, randn, rand_like, randn_like,
 uniform_, normal_, bernoulli (a tensor of probabilities), bernoulli_ (a
 float p, or a tensor of them) and native_dropout.  The randint family and
@@ -21,11 +24,10 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..errors import invalid
-from ._kernels import Spec, draw_from_state, increment
+from ._kernels import FLOAT_DTYPES, Spec, draw_from_state, increment
 
 aten = torch.ops.aten
 LAYOUT = "stateless"
-_RNG_DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16", torch.bfloat16: "bf16"}
 
 
 class UnsupportedOnCpuMeshError(NotImplementedError):
@@ -34,11 +36,16 @@ class UnsupportedOnCpuMeshError(NotImplementedError):
 
 class DrawFrom(TorchDispatchMode):
     """Draws torch's random ops on CPU tensors from `state` (a PhiloxState),
-    moving on after each draw, for the duration of a `with` block."""
+    moving on after each draw, for the duration of a `with` block.  `origin`
+    is the region's start offset: a float64 draw doubles the distance from
+    it (module text), and `words` (1 or 2) then says by how much the region
+    scales its end."""
 
-    def __init__(self, state):
+    def __init__(self, state, origin=None):
         super().__init__()
         self.state = state
+        self.origin = state.offset if origin is None else origin
+        self.words = 1
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = dict(kwargs or {})
@@ -53,9 +60,12 @@ class DrawFrom(TorchDispatchMode):
 
     def draw(self, dist, dtype, a, b, shape):
         """`shape` values of `dist` as `dtype`, from the state, which moves on."""
-        if dtype not in _RNG_DTYPES:
-            raise invalid(f"rngtrk.torch.dtensor draws {', '.join(str(d) for d in _RNG_DTYPES)}, not {dtype}")
-        rng_dtype = _RNG_DTYPES[dtype]
+        if dtype not in FLOAT_DTYPES:
+            raise invalid(f"rngtrk.torch.dtensor draws {', '.join(str(d) for d in FLOAT_DTYPES)}, not {dtype}")
+        rng_dtype = FLOAT_DTYPES[dtype]
+        if rng_dtype == "f64" and self.words == 1:
+            self.words = 2
+            self.state = self.state.advanced(self.state.offset - self.origin)  # origin + 2 * distance
         spec = Spec(LAYOUT, dist, "u8" if dist == "bernoulli" else rng_dtype, a, b)
         out = draw_from_state(self.state, spec, tuple(shape), None, "cpu")
         self.state = self.state.advanced(increment(spec, tuple(shape)))

@@ -142,9 +142,10 @@ class OffsetBasedRNGTracker:
         self._on_device = self.device_type == "cuda" and cuda_ready()
         # Without a device the tracker keeps the state: seeded from torch's CPU
         # generator's seed (torch.manual_seed is DTensor's manual_seed from
-        # torch 2.7 on) and taken afresh when that seed changes.
-        self._seen_seed = torch.initial_seed()
-        self._state = PhiloxState(self._seen_seed, 0)
+        # torch 2.7 on) and taken afresh after every torch.manual_seed, the
+        # same seed again included (install() counts the calls: _SEEDINGS).
+        self._seen_seed = self._seeded()
+        self._state = PhiloxState(self._seen_seed[0], 0)
         if run_state_sync and torch.distributed.is_available() and torch.distributed.is_initialized():
             self._sync_state()
 
@@ -198,9 +199,9 @@ class OffsetBasedRNGTracker:
             torch.distributed.broadcast(state, 0)
             torch.cuda.set_rng_state(state.cpu())
             return
-        state = torch.frombuffer(bytearray(self._current().to_bytes()), dtype=torch.uint8).clone()
+        state = state_tensor(self._current())
         torch.distributed.broadcast(state, 0)
-        self._store(PhiloxState.from_bytes(state.numpy().tobytes()))
+        self._store(state_of(state, "rank 0's state"))
 
     def _compute_rng_offsets(self, spec):
         """(start increment, end increment) of a random op on `spec`:
@@ -232,10 +233,11 @@ class OffsetBasedRNGTracker:
                 with torch.random.fork_rng(devices=[torch.cuda.current_device()]):
                     write_generator(default_generator(), here)
                     yield here
+                after = PhiloxState(start.seed, post)
             else:  # the op draws from `here` through rngtrk (_cpu_mesh_random)
-                with DrawFrom(here):
+                with DrawFrom(here, start.offset) as mode:
                     yield here
-            after = PhiloxState(start.seed, post)
+                after = PhiloxState(start.seed, start.offset + mode.words * (post - start.offset))
         if generator is not None:
             write_generator(generator, after)
         else:
@@ -246,16 +248,21 @@ class OffsetBasedRNGTracker:
     def _current(self):
         if self._on_device:
             return read_generator(default_generator())
-        seed = torch.initial_seed()
-        if seed != self._seen_seed:  # torch.manual_seed since: DTensor's seed, offset 0
-            self._seen_seed, self._state = seed, PhiloxState(seed, 0)
+        seeded = self._seeded()
+        if seeded != self._seen_seed:  # torch.manual_seed since: DTensor's seed, offset 0
+            self._seen_seed, self._state = seeded, PhiloxState(seeded[0], 0)
         return self._state
+
+    @staticmethod
+    def _seeded():
+        """(torch's CPU seed, how many torch.manual_seed calls install() has seen)."""
+        return torch.initial_seed(), _SEEDINGS[0]
 
     def _store(self, state):
         if self._on_device:
             write_generator(default_generator(), state)
         else:
-            self._seen_seed, self._state = torch.initial_seed(), state
+            self._seen_seed, self._state = self._seeded(), state
 
     def __repr__(self):
         where = "torch's CUDA generator" if self._on_device else "its own state"
@@ -313,10 +320,31 @@ def _carried_over(module, cls):
     return new
 
 
+_SEEDINGS = [0]  # torch.manual_seed calls seen while installed
+
+
+def _counting_manual_seed(module):
+    """torch.manual_seed, counted: on torch >= 2.7 it re-seeds DTensor (its
+    CUDA generator, offset 0) even with the seed it had, and a CPU mesh's
+    tracker, which cannot see a seed that did not change, follows it by
+    the count."""
+    seed_torch = module.__dict__["manual_seed"]
+    seed_torch = getattr(seed_torch, "_rngtrk_counts", seed_torch)  # (a reload of the module: not twice)
+
+    def manual_seed(seed):
+        generator = seed_torch(seed)
+        _SEEDINGS[0] += 1
+        return generator
+    manual_seed._rngtrk_counts = seed_torch
+    manual_seed.__doc__ = seed_torch.__doc__
+    return {"manual_seed": manual_seed}
+
+
 # Where the dispatcher binds is_rng_supported_mesh by name (torch >= 2.5).
 DISPATCH_MODULES = ("torch.distributed.tensor._dispatch",)
 INSTALLER = Installer([ModulePatch(name, _random_attributes) for name in RANDOM_MODULES] +
-                      [ModulePatch(name, _dispatch_attributes) for name in DISPATCH_MODULES])
+                      [ModulePatch(name, _dispatch_attributes) for name in DISPATCH_MODULES] +
+                      [ModulePatch(name, _counting_manual_seed) for name in ("torch", "torch.random")])
 
 
 def install(rule="torch"):
