@@ -230,6 +230,15 @@ def block(x):
     return y
 
 
+def grad_step(f, ledger):
+    """(input gradient, process tracker afterwards) of one step of `f` from the seeded state."""
+    tracker = seeded()
+    tracker.tracker.set_ledger("raise" if ledger else "off")
+    x = torch.randn(6, 8, generator=torch.Generator().manual_seed(2)).requires_grad_()
+    f(x).backward()
+    return x.grad, tracker.tracker.save()
+
+
 @cpu_process_tracker
 @pytest.mark.parametrize("ledger", [False, True], ids=["ledger-off", "ledger-raise"])
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
@@ -240,15 +249,8 @@ def test_checkpoint_under_compile_recomputes_the_forwards_numbers(backend, ledge
     def checkpointed(x):
         return checkpoint(block, x, use_reentrant=False).sum()
 
-    def step(f):
-        tracker = seeded()
-        tracker.tracker.set_ledger("raise" if ledger else "off")
-        x = torch.randn(6, 8, generator=torch.Generator().manual_seed(2)).requires_grad_()
-        f(x).backward()
-        return x.grad, tracker.tracker.save()
-
-    expected = step(plain)
-    got = step(torch.compile(checkpointed, backend=backend))
+    expected = grad_step(plain, ledger)
+    got = grad_step(torch.compile(checkpointed, backend=backend), ledger)
     assert torch.equal(got[0], expected[0]) and got[1] == expected[1]
 
 
@@ -260,13 +262,6 @@ def test_megatrons_checkpoint_under_compile_recomputes_the_forwards_numbers(ledg
     which then runs as it does eagerly."""
     import rngtrk.torch.megatron as m
 
-    def step(f):
-        tracker = seeded()
-        tracker.tracker.set_ledger("raise" if ledger else "off")
-        x = torch.randn(6, 8, generator=torch.Generator().manual_seed(2)).requires_grad_()
-        f(x).backward()
-        return x.grad, tracker.tracker.save()
-
-    expected = step(lambda x: block(x).sum())
-    got = step(torch.compile(lambda x: m.checkpoint(block, False, x).sum(), backend="aot_eager"))
+    expected = grad_step(lambda x: block(x).sum(), ledger)
+    got = grad_step(torch.compile(lambda x: m.checkpoint(block, False, x).sum(), backend="aot_eager"), ledger)
     assert torch.equal(got[0], expected[0]) and got[1] == expected[1]

@@ -13,6 +13,12 @@ fn seeded(mode: LedgerMode) -> Tracker {
     t
 }
 
+/// Back to where `seeded` left the default and the model-parallel states.
+fn rewind(t: &mut Tracker) {
+    t.set_default_state(PhiloxState::new(1234, 0)).unwrap();
+    t.set_state("model-parallel-rng", PhiloxState::new(3952, 0)).unwrap();
+}
+
 #[test]
 fn reuse_is_refused_or_recorded() {
     let mut t = seeded(LedgerMode::Raise);
@@ -42,10 +48,6 @@ fn replays_must_equal_the_forward() {
     t.advance(100).unwrap();
     t.mark().unwrap();
     let end_state = (t.default_state(), t.state("model-parallel-rng").unwrap());
-    let rewind = |t: &mut Tracker| {
-        t.set_default_state(PhiloxState::new(1234, 0)).unwrap();
-        t.set_state("model-parallel-rng", PhiloxState::new(3952, 0)).unwrap();
-    };
     // Faithful.
     rewind(&mut t);
     {
@@ -133,10 +135,6 @@ fn a_position_ends_no_region_and_a_prefix_replay_may_stop_early() {
     let position = t.ledger_position().unwrap();
     assert_eq!(position, mark + 1);
     t.advance(100).unwrap();
-    let rewind = |t: &mut Tracker| {
-        t.set_default_state(PhiloxState::new(1234, 0)).unwrap();
-        t.set_state("model-parallel-rng", PhiloxState::new(3952, 0)).unwrap();
-    };
     // The position ended no region: the mark's region holds both draws.
     rewind(&mut t);
     let mut replay = t.replay(mark).unwrap();
