@@ -586,9 +586,12 @@ RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *tracker, con
  * ===================================================================== */
 
 /** fold_in(state, d): the state (w0 | w1 << 32, w2 | w3 << 32) of
- *  Philox4x32-10(key(state->seed), counter = state->offset / 4 + d), the
- *  rule of PyTorch's stateless split/fold_in.  Returns `RNGTRK_OK` or
- *  `RNGTRK_E_INVALID_ARGUMENT` (NULL). */
+ *  Philox4x32-10(key(state->seed), counter = state->offset / 4 + d).  One
+ *  step of PyTorch's stateless fold_in: torch.func._random.fold_in of the
+ *  key (seed, offset / 4) is the key whose two words are this result's
+ *  seed and offset as they are, so a chain of fold_in is not torch's
+ *  (docs/pytorch.md).  Returns `RNGTRK_OK` or `RNGTRK_E_INVALID_ARGUMENT`
+ *  (NULL). */
 RNGTRK_API rngtrk_status rngtrk_fold_in(const rngtrk_philox_state *state, uint64_t d, rngtrk_philox_state *out);
 
 /** How each rank's seeds are made. */

@@ -45,8 +45,9 @@ def origin_of(handle):
 
 def fold_in(state, d):
     """fold_in(state, d): a new state derived from `state` and the integer
-    `d` (PyTorch's stateless split/fold_in rule): the words of
-    Philox4x32-10(key(seed), counter = offset / 4 + d)."""
+    `d`: the words of Philox4x32-10(key(seed), counter = offset / 4 + d).
+    One step of PyTorch's stateless fold_in (rngtrk.torch.key_from_state;
+    docs/pytorch.md, "PyTorch's stateless keys")."""
     out = ffi.new("rngtrk_philox_state *")
     check(lib.rngtrk_fold_in(as_state(state)._as_c(), _u64(d, "d"), out))
     return PhiloxState(out.seed, out.offset)

@@ -12,9 +12,10 @@ use crate::tracker::Tracker;
 
 impl PhiloxState {
     /// `fold_in(state, d)`: the state made of Philox4x32-10(key(seed),
-    /// counter = offset / 4 + d), words (w0 | w1 << 32, w2 | w3 << 32) — the
-    /// rule of PyTorch's stateless `split`/`fold_in`.  A new independent
-    /// stream per `d` (a layer, a micro-batch, an expert).
+    /// counter = offset / 4 + d), words (w0 | w1 << 32, w2 | w3 << 32): one
+    /// step of PyTorch's stateless `fold_in` (its key (seed, offset / 4)
+    /// gives the key of these two words as they are; docs/pytorch.md).  A
+    /// new independent stream per `d` (a layer, a micro-batch, an expert).
     pub fn fold_in(&self, d: u64) -> PhiloxState {
         let mut out = sys::rngtrk_philox_state { seed: 0, offset: 0 };
         // SAFETY: valid pointers; with them the function cannot fail.

@@ -32,6 +32,7 @@ left alone.
 """
 from . import _rng_state_hook
 from ._generators import graph_safe_supported, state_of, state_tensor
+from ._keys import key_from_state, state_from_key
 from ._ops import (
     bernoulli, bernoulli_like, bernoulli_slice, dropout, dropout_slice, rand, rand_like, rand_slice, randn,
     randn_like, randn_slice,
@@ -45,7 +46,7 @@ _rng_state_hook.install()  # torch's RNG state carries rngtrk's: checkpoint reco
 
 __all__ = [
     "CudaRNGStatesTracker", "get_rng_state_tracker", "get_cuda_rng_tracker", "model_parallel_cuda_manual_seed",
-    "graph_safe_supported", "state_tensor", "state_of", "CHECKPOINT_KEY",
+    "graph_safe_supported", "state_tensor", "state_of", "key_from_state", "state_from_key", "CHECKPOINT_KEY",
     "rand", "randn", "bernoulli", "dropout", "rand_like", "randn_like", "bernoulli_like",
     "rand_slice", "randn_slice", "bernoulli_slice", "dropout_slice",
 ]
