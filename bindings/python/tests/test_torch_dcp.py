@@ -17,6 +17,7 @@ import os
 import struct
 import subprocess
 import sys
+import tempfile
 import warnings
 import zlib
 
@@ -364,7 +365,9 @@ class Jobs:
         env = dict(os.environ, OMP_NUM_THREADS="1",
                    PYTHONPATH=os.pathsep.join([os.path.dirname(HERE)] + [p for p in os.environ.get(
                        "PYTHONPATH", "").split(os.pathsep) if p]))
-        store = os.path.join(self.folder, f"store-{phase}")
+        # A store file of its own per run: a killed run's file would hold
+        # the next run of the phase (a later test) at the rendezvous.
+        store = os.path.join(tempfile.mkdtemp(prefix=f"store-{phase}-", dir=self.folder), "store")
         procs = [subprocess.Popen([sys.executable, JOB, phase, "--rank", str(r), "--world", str(world),
                                    "--store", store, "--dir", self.folder],
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
@@ -374,9 +377,14 @@ class Jobs:
             for p in procs:
                 logs.append(p.communicate(timeout=timeout)[0])
         except subprocess.TimeoutExpired:
+            # A rank that failed leaves the others waiting for it: show what
+            # every rank printed, and how each ended, not the wait alone.
             for p in procs:
                 p.kill()
-            pytest.fail(f"the {phase} phase on {world} ranks did not finish in {timeout} s")
+            logs += [p.communicate()[0] for p in procs[len(logs):]]
+            pytest.fail(f"the {phase} phase on {world} ranks did not finish in {timeout} s:\n" + "\n".join(
+                f"rank {r} ended with {p.returncode} (-9: killed here):\n{logs[r][-3000:]}"
+                for r, p in enumerate(procs)))
         failed = [(r, p.returncode, logs[r]) for r, p in enumerate(procs) if p.returncode]
         if failed:
             pytest.fail(f"the {phase} phase on {world} ranks failed: " +
