@@ -32,7 +32,7 @@ gtest() {
 
 # The Python binding's pytest suite: add its own counts.  A warning raised
 # from rngtrk's own modules is an error (a deprecated torch API on rngtrk's
-# path warns from there; docs/pytorch.md): torch's and the tests' own
+# path warns from there; docs/testing.md): torch's and the tests' own
 # warnings are left as they are.
 pytest_suite() {
     name=$1; shift
