@@ -86,6 +86,15 @@ LedgerOverlap = namedtuple("LedgerOverlap", "name seed earlier_begin earlier_end
 _LEDGER_MODES = {"off": lib.RNGTRK_LEDGER_OFF, "raise": lib.RNGTRK_LEDGER_RAISE, "record": lib.RNGTRK_LEDGER_RECORD}
 
 
+def _free_handle(handle, _free=lib.rngtrk_tracker_free, _lib=lib):
+    """The destructor ffi.gc runs for a tracker's handle.  It holds `lib`:
+    cffi closes the library when its lib object goes, and at interpreter
+    exit the modules that held it are cleared while trackers kept in other
+    modules' globals are still to be collected (their free then jumped into
+    unmapped code: a segfault at exit on Python 3.14)."""
+    _free(handle)
+
+
 class Tracker:
     """Named Philox states: a default state plus named ones, forks, checkpoints.
 
@@ -96,7 +105,7 @@ class Tracker:
     def __init__(self):
         out = ffi.new("rngtrk_tracker **")
         check(lib.rngtrk_tracker_new(out))
-        self._handle = ffi.gc(out[0], lib.rngtrk_tracker_free)
+        self._handle = ffi.gc(out[0], _free_handle)
         self._lock = threading.Lock()
         self._scratch = ffi.new("rngtrk_philox_state *")  # an out-parameter, used under the lock
         self._ledger_mode = "off"  # as set_ledger last set it (rngtrk.torch asks it on every torch RNG save)
