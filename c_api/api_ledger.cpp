@@ -42,7 +42,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_replay_begin(rngtrk_tracker *t, uint64_t
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_ledger_position(const rngtrk_tracker *t, uint64_t *out) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         require_pointer(out, "out");
         *out = t->impl.ledger().position();
@@ -50,7 +50,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_ledger_position(const rngtrk_tracker *t,
 }
 
 RNGTRK_API rngtrk_status rngtrk_tracker_replay_prefix_begin(rngtrk_tracker *t, uint64_t position) {
-    return guarded([&] {
+    return guarded(t, [&] {
         require_pointer(t, "tracker");
         t->impl.ledger().replay_prefix_begin(position);
     });

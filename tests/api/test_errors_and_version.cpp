@@ -206,6 +206,19 @@ TEST(Errors, BytesThatAreNotUtf8AreEscapedInMessages) {
     EXPECT_TRUE(escapes_whole(m)) << m;
 }
 
+TEST(Errors, TheLedgerPositionAndPrefixReplayKeepTheirFailureInTheTracker) {
+    // Every entry point given a tracker records its failure there, the
+    // ledger's position and prefix replay as well as the older calls.
+    TrackerPtr t = new_tracker();
+    uint64_t position = 0;
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_ledger_position(t.get(), &position));
+    EXPECT_EQ(std::string(rngtrk_last_error()), tracker_message(t.get()));
+    EXPECT_NE(std::string::npos, tracker_message(t.get()).find("no position"));
+    EXPECT_STATUS(RNGTRK_E_INVALID_ARGUMENT, rngtrk_tracker_replay_prefix_begin(t.get(), 0));
+    EXPECT_EQ(std::string(rngtrk_last_error()), tracker_message(t.get()));
+    EXPECT_NE(std::string::npos, tracker_message(t.get()).find("nothing to replay"));
+}
+
 TEST(Errors, TrackerMessageReachesOtherThreads) {
     // FFIs that run calls on pooled threads cannot read the failing
     // thread's message; the tracker keeps a copy for any thread.
