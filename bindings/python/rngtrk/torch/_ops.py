@@ -26,7 +26,7 @@ from ..errors import invalid
 from ._kernels import FLOAT_DTYPES, NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, numel
 from ._generators import state_of
 from ._rng_state_hook import settle
-from ._torch_ops import draw_untraced, register, sample_op, traceable_state, tracing, tracker_sample_op
+from ._torch_ops import refuse_untraceable, register, sample_op, traceable_state, tracing, tracker_sample_op
 
 _GEOMETRY = ("sm_count", "max_threads_per_sm")
 
@@ -61,7 +61,7 @@ def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry
             return draw_from_state(state_of(state), spec, shape, box, device)
         if traceable_state(state) or not torch.compiler.is_compiling():
             return sample_op(state, spec, shape, box, device)
-        return draw_untraced(state, spec, shape, box, device)  # refused, naming the form torch.compile reads
+        refuse_untraceable(state)
     if tracker is None:
         tracker = _default_tracker()
     if tracing():
@@ -71,10 +71,10 @@ def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry
     return draw_from_tracker(tracker, spec, shape, box, device)
 
 
-def _float_dtype(dtype, table, op):
-    if dtype not in table:
-        raise TypeError(f"rngtrk.torch.{op} makes {', '.join(str(d) for d in table)}, not {dtype}")
-    return table[dtype]
+def _float_dtype(dtype, op):
+    if dtype not in FLOAT_DTYPES:
+        raise TypeError(f"rngtrk.torch.{op} makes {', '.join(str(d) for d in FLOAT_DTYPES)}, not {dtype}")
+    return FLOAT_DTYPES[dtype]
 
 
 def _geometry(kw, op):
@@ -91,7 +91,7 @@ def rand(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", lay
     `max_threads_per_sm` set the torch-eager-cuda layout's GPU (default:
     an H100's 132 and 2048, on every device, so that CPU and CUDA agree)."""
     shape = _size(size)
-    rng_dtype = _float_dtype(dtype, FLOAT_DTYPES, "rand")
+    rng_dtype = _float_dtype(dtype, "rand")
     return _draw(shape, "uniform", rng_dtype, device, state, tracker, layout, low, high, _geometry(geometry, "rand"))
 
 
@@ -101,7 +101,7 @@ def randn(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", la
     the f32 values rounded to the dtype."""
     shape = _size(size)
     geometry = _geometry(geometry, "randn")
-    rng_dtype = _float_dtype(dtype, FLOAT_DTYPES, "randn")
+    rng_dtype = _float_dtype(dtype, "randn")
     return _draw(shape, "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry)
 
 
@@ -186,7 +186,7 @@ def rand_slice(global_shape, start, local_shape, *, state=None, tracker=None, dt
     unsharded tensor.  A tracker advances by the whole tensor's increment,
     the same on every rank."""
     box = _box(global_shape, start, local_shape)
-    rng_dtype = _float_dtype(dtype, FLOAT_DTYPES, "rand_slice")
+    rng_dtype = _float_dtype(dtype, "rand_slice")
     return _draw(box[2], "uniform", rng_dtype, device, state, tracker, layout, low, high,
                  _geometry(geometry, "rand_slice"), box=box)
 
@@ -196,7 +196,7 @@ def randn_slice(global_shape, start, local_shape, *, state=None, tracker=None, d
     """The box of randn(global_shape) (f16/bf16: the f32 values rounded)."""
     box = _box(global_shape, start, local_shape)
     geometry = _geometry(geometry, "randn_slice")
-    rng_dtype = _float_dtype(dtype, FLOAT_DTYPES, "randn_slice")
+    rng_dtype = _float_dtype(dtype, "randn_slice")
     return _draw(box[2], "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry, box=box)
 
 

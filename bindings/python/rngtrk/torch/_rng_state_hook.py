@@ -51,8 +51,8 @@ from ._generators import capturing
 
 # torch's own functions: for callers that save and restore rngtrk's states
 # themselves (rngtrk.torch's and Megatron's checkpoints: capture_all).
-torch_get_rng_state = _torch_get_rng_state = getattr(torch.get_rng_state, "torch_function", torch.get_rng_state)
-torch_set_rng_state = _torch_set_rng_state = getattr(torch.set_rng_state, "torch_function", torch.set_rng_state)
+torch_get_rng_state = getattr(torch.get_rng_state, "torch_function", torch.get_rng_state)
+torch_set_rng_state = getattr(torch.set_rng_state, "torch_function", torch.set_rng_state)
 
 _followed = weakref.WeakSet()
 _records = {}                # id(state tensor) -> _Record
@@ -140,7 +140,7 @@ def _every_tracker():
 def get_rng_state():
     """torch.get_rng_state(), which also stands for rngtrk's states (module text)."""
     settle()
-    state = _torch_get_rng_state()
+    state = torch_get_rng_state()
     if _followed or OPEN_TRACKERS:
         entries = []
         for tracker in _every_tracker():
@@ -158,7 +158,7 @@ def set_rng_state(new_state):
     `new_state` stands for (module text).  Every tracker is restored even
     when one fails; then the first error is raised."""
     settle()
-    _torch_set_rng_state(new_state)
+    torch_set_rng_state(new_state)
     record = _records.get(id(new_state))
     if record is None:
         return
@@ -337,8 +337,8 @@ def _in_backward():
     return _graph_task() is not None
 
 
-get_rng_state.torch_function = _torch_get_rng_state  # (a reload of this module finds torch's own)
-set_rng_state.torch_function = _torch_set_rng_state
+get_rng_state.torch_function = torch_get_rng_state  # (a reload of this module finds torch's own)
+set_rng_state.torch_function = torch_set_rng_state
 
 # What torch.get_rng_state / set_rng_state are while installed: the two
 # functions above, or, once torch._dynamo is imported, the same behind
@@ -378,7 +378,7 @@ def install():
 
 def uninstall():
     """Puts torch's own two functions back (tests: what torch does alone)."""
-    _put(_torch_get_rng_state, _torch_set_rng_state)
+    _put(torch_get_rng_state, torch_set_rng_state)
 
 
 def installed():

@@ -38,7 +38,8 @@ import weakref
 import torch
 
 from ._kernels import NO_GEOMETRY, Spec, TORCH_DTYPES, draw_from_state, draw_from_tracker
-from ..state import PhiloxState
+from ._generators import StateFormatError, state_of
+from ..state import STATE_BYTES, PhiloxState
 
 AVAILABLE = hasattr(torch, "library") and hasattr(torch.library, "register_fake") and hasattr(torch, "compiler") \
     and hasattr(torch.compiler, "is_compiling")
@@ -104,28 +105,19 @@ def _tracker(key):
     return tracker
 
 
-def _state_of(state):
-    """The PhiloxState of a 16-byte uint8 state tensor."""
-    return PhiloxState.from_bytes(state.detach().cpu().contiguous().numpy().tobytes())
-
-
 def _box(global_shape, start, shape):
     return None if not global_shape else (tuple(global_shape), tuple(start), tuple(shape))
 
 
-def _spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm):
-    return Spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
-
-
 def _sample(state, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape, start, out_device):
-    spec = _spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
-    return draw_from_state(_state_of(state), spec, tuple(shape), _box(global_shape, start, shape), out_device)
+    spec = Spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
+    return draw_from_state(state_of(state), spec, tuple(shape), _box(global_shape, start, shape), out_device)
 
 
 def _tracker_sample(tick, key, forks, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape,
                     start, out_device, *, device):
     tracker = _tracker(key)
-    spec = _spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
+    spec = Spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
     entered = []
     try:
         for name in forks:
@@ -190,18 +182,17 @@ def state_input(state):
     tensor: a state tensor as given (torch.cuda.get_rng_state()'s form), or
     a PhiloxState written out."""
     if isinstance(state, torch.Tensor):
-        if state.dtype != torch.uint8 or state.numel() != 16:
-            from ._generators import StateFormatError
-            raise StateFormatError(f"state: a state tensor is 16 uint8 values (torch.cuda.get_rng_state()), not "
-                                   f"{state.numel()} of {state.dtype}")
-        return state.reshape(16).cpu()
+        if state.dtype != torch.uint8 or state.numel() != STATE_BYTES:
+            raise StateFormatError(f"state: a state tensor is {STATE_BYTES} uint8 values (torch.cuda.get_rng_state()), "
+                                   f"not {state.numel()} of {state.dtype}")
+        return state.reshape(STATE_BYTES).cpu()
     seed, offset = state
     # Byte by byte, not state_tensor(state): dynamo traces this arithmetic on
     # the two ints, where PhiloxState.to_bytes() is a C call it cannot follow.
     return torch.tensor([(v >> (8 * i)) & 0xFF for v in (seed, offset) for i in range(8)], dtype=torch.uint8)
 
 
-def draw_untraced(state, spec, shape, box, device):
+def refuse_untraceable(state):
     """An explicit state torch cannot read while tracing: refused, naming
     the form it can read."""
     raise TypeError(f"rngtrk.torch: torch.compile on torch {torch.__version__} cannot read a "

@@ -281,10 +281,7 @@ def _random_attributes(module):
     if _INSTALL["rule"] != ours.default_rule:
         ours = type("OffsetBasedRNGTracker", (ours,), {"default_rule": _INSTALL["rule"], "__module__": __name__,
                                                        "__qualname__": "OffsetBasedRNGTracker"})
-    attributes = {"OffsetBasedRNGTracker": ours, "_rng_tracker": _carried_over(module, ours)}
-    if "is_rng_supported_mesh" in module.__dict__:
-        attributes["is_rng_supported_mesh"] = _cpu_meshes_too(module.__dict__["is_rng_supported_mesh"])
-    return attributes
+    return {"OffsetBasedRNGTracker": ours, "_rng_tracker": _carried_over(module, ours), **_dispatch_attributes(module)}
 
 
 def _cpu_meshes_too(supported):
