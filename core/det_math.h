@@ -337,20 +337,6 @@ RNGTRK_HD RNGTRK_FLATTEN void box_muller_quarters(V x, Quarters<V> angle, V *z0,
     *z1 = r * s;
 }
 
-// The same with the angle's uniform ub in [0, 1).
-template <class V>
-RNGTRK_HD inline void box_muller_from(V x, V ub, V *z0, V *z1) {
-    box_muller_quarters(x, quarters_of(ub), z0, z1);
-}
-
-// Box-Muller: two normals from two uniforms in [0, 1).  ln takes 1 - ua,
-// which lies in (0, 1], so there is never a log of 0.
-template <class V>
-RNGTRK_HD inline void box_muller(V ua, V ub, V *z0, V *z1) {
-    using F = typename Lanes<V>::F;
-    box_muller_from(V(F(1)) - ua, ub, z0, z1);
-}
-
 // float -> IEEE half (binary16) bits in the low 16 bits of each lane, round
 // to nearest even, with overflow to infinity and NaN kept quiet.  Integer
 // operations plus, for results below half's normal range, one float

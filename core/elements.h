@@ -29,10 +29,6 @@ template <Layout L, class U>
 RNGTRK_HD RNGTRK_FLATTEN FloatOf<U> u01_f64_of(U v) {
     return L == Layout::stateless || L == Layout::triton ? u_mask_f64_of(v) : fold_one(u_curand_f64_of(v));
 }
-template <Layout L>
-RNGTRK_HD inline double u01_f64(uint32_t a, uint32_t b) {
-    return u01_f64_of<L>(uint64_t{a} << 32 | b);
-}
 
 // u * range + low in one rounding.  PyTorch's CUDA uniform kernel writes
 // `rand * range + from`, which nvcc contracts to a fused multiply-add, so
