@@ -213,7 +213,7 @@ def test_a_given_tracker_is_used_and_the_process_tracker_left_alone(fresh_torch_
     mine.seed_rank("megatron", 99, tp=1)
     dcp.load({"rng": rdcp.RNGState(mine)}, checkpoint_id=str(tmp_path))
     assert mine.state_dict() == saved
-    assert same_draws(process.get_states(), process_before)  # (the generator is the process's: restored too)
+    assert same_draws(process.get_states(), process_before)  # the process tracker, not the one given, is untouched
 
 
 @needs_dcp
@@ -252,6 +252,8 @@ def test_load_refuses_a_damaged_table_and_changes_nothing(fresh_torch_trackers):
     m = fresh_torch_trackers
     tracker = seeded(m)
     data = rdcp.RNGState().state_dict()[rdcp.STREAMS_KEY]
+    with tracker.fork():  # moved past the table: a load applied would show
+        rt.rand(9, tracker=tracker)
     before = tracker.state_dict()
     flipped = bytearray(data)
     flipped[30] ^= 1
