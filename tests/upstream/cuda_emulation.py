@@ -5,7 +5,8 @@ state can run on CPU-only torch.
 emulate() makes torch.cuda report one device whose default generator is an
 EmulatedGenerator: a 16-byte state, seed then offset as two little-endian
 u64 (torch.cuda.get_rng_state()'s layout), that manual_seed sets to
-(seed, 0).  It draws nothing: a test that runs a CUDA kernel still fails,
+(seed, 0), and whose get_offset/set_offset read and write the offset
+(torch 2.1 and later).  It draws nothing: a test that runs a CUDA kernel still fails,
 and says so.  The functions replaced are the generator's (get/set_rng_state,
 manual_seed[_all], initial_seed, default_generators, _lazy_call) and the
 device queries they need (is_available, device_count, current_device,
@@ -30,6 +31,12 @@ class EmulatedGenerator:
 
     def get_state(self):
         return torch.frombuffer(bytearray(struct.pack("<QQ", self._seed, self._offset)), dtype=torch.uint8)
+
+    def get_offset(self):
+        return self._offset
+
+    def set_offset(self, offset):
+        self._offset = int(offset)
 
     def set_state(self, state):
         if not isinstance(state, torch.Tensor) or state.dtype != torch.uint8 or state.numel() != 16:

@@ -82,24 +82,36 @@ def test_a_new_state_tensor_each_step_compiles_once():
     assert any(n.target in (torch.ops.rngtrk.sample, torch.ops.rngtrk.sample.default) for n in graphs[0].graph.nodes)
 
 
-def test_a_philox_state_traces_where_dynamo_reads_it_and_draws_eagers_numbers_where_not():
-    """torch >= 2.7 reads a PhiloxState while tracing (fullgraph); torch
-    2.6's dynamo cannot, and breaks the graph there or is refused with a
-    TypeError that names the tensor form: never other numbers."""
-    x = torch.zeros(5)
+def each_op(x, st):
+    """rand, randn, bernoulli and dropout from the explicit state `st`."""
+    return [rt.rand(5, state=st), rt.randn(3, 2, state=st, dtype=torch.bfloat16), rt.bernoulli(7, p=0.3, state=st),
+            rt.dropout(x, 0.5, state=st)]
 
-    def f(x):
-        return x + rt.rand(5, state=S) + rt.dropout(x + 1, 0.5, state=S)
 
-    if READS_PHILOX_STATES:
-        assert torch.equal(torch.compile(f, backend="aot_eager", fullgraph=True)(x), f(x))
-        return
-    try:
-        got = torch.compile(f, backend="aot_eager")(x)
-    except TypeError as e:
-        assert "pass the state as a tensor, rngtrk.torch.state_tensor" in str(e)
-    else:
-        assert torch.equal(got, f(x))
+# Seeds a step may carry: small, the first past int64 (2^63), and the last ones.
+SEEDS = (42, 1 << 63, (1 << 64) - 59)
+
+
+@pytest.mark.parametrize("fullgraph", [False, True], ids=["default", "fullgraph"])
+@pytest.mark.parametrize("form", ["philox-state", "state-tensor"])
+def test_a_state_argument_of_any_u64_seed_compiles_and_draws_eagers_numbers_step_after_step(form, fullgraph):
+    """A training step takes its state as an argument: a new state each
+    call, its seed anywhere in u64.  From the second state on dynamo holds
+    the ints as symbolic int64 values; a seed of 2^63 or more fits no int64
+    kernel argument ("expected int arg" on torch 2.14 before the state was
+    split into 32-bit words).  torch 2.6's dynamo cannot read a PhiloxState
+    at all: the draw then runs outside the graph, or, with fullgraph, is
+    refused with rngtrk's error naming the tensor form."""
+    x = torch.arange(1.0, 9.0)
+    compiled = torch.compile(each_op, backend="inductor", fullgraph=fullgraph)
+    for step, seed in enumerate(SEEDS + SEEDS):
+        state = rngtrk.PhiloxState(seed - step, 8 * step)
+        argument = state if form == "philox-state" else rt.state_tensor(state)
+        if form == "philox-state" and fullgraph and not READS_PHILOX_STATES:
+            with pytest.raises(_torch_ops.StateNotCompilableError, match=r"rngtrk\.torch\.state_tensor\(state\)"):
+                compiled(x, argument)
+            return
+        assert equal(compiled(x, argument), each_op(x, argument)), (step, seed)
 
 
 def test_torch_export_sees_the_operator_and_the_exported_program_draws_the_same():

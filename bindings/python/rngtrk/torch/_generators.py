@@ -71,6 +71,10 @@ def require_cuda(what):
 def default_generator(device=None):
     """torch's default CUDA generator of `device` (an index, "cuda[:N]", a
     torch.device, or None/-1 for the current device)."""
+    if device is None or device == -1:
+        generators = torch.cuda.default_generators
+        if generators:  # CUDA is initialised: the current device's, with no more checks (every fork and draw asks)
+            return generators[torch.cuda.current_device()]
     require_cuda("torch's CUDA generator")
     if device is None or device == -1:
         index = None
@@ -107,14 +111,38 @@ def state_of(value, what="state"):
 
 
 def read_generator(generator):
-    """The PhiloxState a CUDA torch.Generator holds now."""
+    """The PhiloxState a CUDA torch.Generator holds now: its seed and offset
+    as two ints where torch has Generator.get_offset (2.1 and later; no
+    state tensor is made: every fork and draw reads it), else from
+    get_state()."""
+    get_offset = getattr(generator, "get_offset", None)
+    if get_offset is not None:
+        return PhiloxState(generator.initial_seed(), get_offset())
     return PhiloxState.from_bytes(generator.get_state().numpy().tobytes())
 
 
 def write_generator(generator, state):
-    """Sets a torch.Generator to `state` (no clone of the tensor:
-    set_state copies the 16 bytes)."""
-    generator.set_state(state_tensor(state))
+    """Sets a CUDA torch.Generator to `state`: manual_seed and set_offset
+    where torch has them (what set_state does with a state tensor, without
+    making one), else set_state (which copies the 16 bytes)."""
+    set_offset = getattr(generator, "set_offset", None)
+    if set_offset is not None:
+        generator.manual_seed(state[0])
+        set_offset(state[1])
+    else:
+        generator.set_state(state_tensor(state))
+
+
+def advance_generator(generator, state, increment):
+    """Moves a CUDA torch.Generator that holds `state` past `increment`
+    outputs (rounded up to 4, as PhiloxState.advanced): only its offset
+    changes."""
+    after = state.advanced(increment)
+    set_offset = getattr(generator, "set_offset", None)
+    if set_offset is not None:
+        set_offset(after[1])
+    else:
+        write_generator(generator, after)
 
 
 def new_generator(state):

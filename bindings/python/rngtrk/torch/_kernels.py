@@ -11,11 +11,21 @@ both ways give the same bits.
 A draw is described by a `Spec` (layout, distribution, dtype, the two
 distribution parameters and the torch-eager-cuda launch geometry) and the
 tensor's shape, or, for a box of a larger tensor, the box: (global shape,
-start, local shape)."""
+start, local shape).
+
+The eager path is a few attribute reads and one C call, as a torch
+extension op is (docs/pytorch.md, "Cost per call"): a torch tensor's
+memory is its data_ptr() (no DLPack capsule), a CUDA launch goes on the
+raw current stream, and what depends only on the kinds of a call (the C
+sample spec, a draw's offset increment) is made once and kept.
+"""
+import math
+
 import torch
 
-from ..errors import RngtrkOverflowError
-from ..sampling import cuda_sample, cuda_sample_slice, offset_increment, sample, sample_slice
+from .._library import ffi, lib
+from ..errors import RngtrkOverflowError, check
+from ..sampling import make_spec
 from ..tracker import Tracker
 
 # The torch dtype of each rngtrk dtype rngtrk.torch makes.
@@ -27,17 +37,20 @@ FLOAT_DTYPES = {torch_dtype: name for name, torch_dtype in TORCH_DTYPES.items() 
 # Each distribution's two parameters, as sampling.py names them.
 _PARAMETERS = {"uniform": ("low", "high"), "normal": ("mean", "std"), "bernoulli": ("p", None)}
 NO_GEOMETRY = -1  # sm_count / max_threads_per_sm not given: the library's default
+_KEPT = 512       # the most specs and increments kept (a model draws a handful of kinds and shapes)
 
 
 class Spec:
     """What to draw, in the plain values the torch operators carry.  (A
     plain class: torch.compile traces it on every torch, which is not true
-    of typing.NamedTuple.)"""
-    __slots__ = ("layout", "dist", "dtype", "a", "b", "sm_count", "max_threads_per_sm")
+    of typing.NamedTuple.)  `c` is the library's checked sample spec, once
+    c_spec has made it."""
+    __slots__ = ("layout", "dist", "dtype", "a", "b", "sm_count", "max_threads_per_sm", "c")
 
     def __init__(self, layout, dist, dtype, a, b, sm_count=NO_GEOMETRY, max_threads_per_sm=NO_GEOMETRY):
         self.layout, self.dist, self.dtype, self.a, self.b = layout, dist, dtype, a, b
         self.sm_count, self.max_threads_per_sm = sm_count, max_threads_per_sm
+        self.c = None
 
     def params(self):
         """The keyword parameters of rngtrk.sample and friends."""
@@ -52,6 +65,47 @@ class Spec:
                                                 ("max_threads_per_sm", self.max_threads_per_sm))
                 if value != NO_GEOMETRY}
 
+    def key(self):
+        """What tells two specs apart: every field, and the sign of a zero
+        parameter (-0.0 == 0.0, but a mean of -0.0 gives other bits)."""
+        a, b = self.a, self.b
+        return (self.layout, self.dist, self.dtype, a, b, self.sm_count, self.max_threads_per_sm,
+                a == 0.0 and math.copysign(1.0, a) < 0, b == 0.0 and math.copysign(1.0, b) < 0)
+
+
+_SPECS = {}        # Spec.key() -> a Spec whose `c` is made
+_INCREMENTS = {}   # (Spec.key(), numel) -> the offset increment
+
+
+def _kept(cache, key, make):
+    value = make()  # raises for a refused kind: nothing is kept
+    if len(cache) >= _KEPT:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+def spec_of(layout, dist, dtype, a, b, sm_count=NO_GEOMETRY, max_threads_per_sm=NO_GEOMETRY):
+    """The Spec of these values with its library spec made (checked by the
+    library: an unknown name or a bad parameter raises its error, before
+    anything is drawn), one object per kind of draw."""
+    spec = Spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
+    key = spec.key()
+    found = _SPECS.get(key)
+    if found is None:
+        spec.c = make_spec(layout, dist, dtype, **spec.params())
+        found = _kept(_SPECS, key, lambda: spec)
+    return found
+
+
+def c_spec(spec):
+    """The library's sample spec of `spec`."""
+    c = spec.c
+    if c is None:
+        c = spec.c = spec_of(spec.layout, spec.dist, spec.dtype, spec.a, spec.b, spec.sm_count,
+                             spec.max_threads_per_sm).c
+    return c
+
 
 def numel(shape, what="the tensor"):
     """The element count of `shape`; a count past 64 bits is refused (an
@@ -64,26 +118,72 @@ def numel(shape, what="the tensor"):
     return n
 
 
+def increment(spec, whole_shape):
+    """How far a tracker moves for a draw of a tensor of `whole_shape` (a
+    slice moves it by the whole tensor's increment, the same on every rank):
+    the library's rngtrk_sample_offset_increment, kept per kind and size."""
+    count = numel(whole_shape)
+    key = (spec.key(), count)
+    found = _INCREMENTS.get(key)
+    if found is None:
+        def ask():
+            out = ffi.new("uint64_t *")
+            check(lib.rngtrk_sample_offset_increment(c_spec(spec), count, out))
+            return out[0]
+        found = _kept(_INCREMENTS, key, ask)
+    return found
+
+
 def new_output(shape, spec, device):
     return torch.empty(shape, dtype=TORCH_DTYPES[spec.dtype], device=device)
 
 
+def _memory(tensor, count):
+    """(pointer, bytes) of a contiguous tensor of `count` elements this
+    module made or checked."""
+    return (ffi.cast("void *", tensor.data_ptr()) if count else ffi.NULL), count * tensor.element_size()
+
+
+def _box_arrays(box):
+    """(ndim, global, start, local) as the C slice calls take them."""
+    return (len(box[0]),) + tuple(ffi.new("uint64_t[]", list(dims) or [0]) for dims in box)
+
+
+if hasattr(torch._C, "_cuda_getCurrentRawStream"):
+    def raw_stream(device):
+        """The cudaStream_t of torch's current stream on `device`, as an int."""
+        return torch._C._cuda_getCurrentRawStream(device.index)
+else:  # (a torch without the raw form)
+    def raw_stream(device):
+        return torch.cuda.current_stream(device).cuda_stream
+
+
+def _c_state(state):
+    return ffi.new("rngtrk_philox_state *", state)
+
+
 def fill(out, state, spec, box=None):
-    """Fills `out` (CPU or CUDA) with `spec`'s elements drawn from `state`:
-    the whole tensor, or the box (global_shape, start, local_shape) of it."""
-    params = dict(layout=spec.layout, dist=spec.dist, dtype=spec.dtype, **spec.params())
-    if out.device.type == "cuda":
+    """Fills `out` (a contiguous CPU or CUDA tensor of spec's dtype) with
+    `spec`'s elements drawn from `state`: the whole tensor, or the box
+    (global_shape, start, local_shape) of it."""
+    count = out.numel()
+    pointer, capacity = _memory(out, count)
+    if out.is_cuda:
+        stream = ffi.cast("void *", raw_stream(out.device))
         if box is None:
-            cuda_sample(state, out, **params)
+            status = lib.rngtrk_cuda_sample(_c_state(state), c_spec(spec), 0, count, pointer, capacity, stream)
         else:
-            cuda_sample_slice(state, *box, out, **params)
-    elif out.device.type == "cpu":
+            status = lib.rngtrk_cuda_sample_slice(_c_state(state), c_spec(spec), *_box_arrays(box), pointer,
+                                                  capacity, stream)
+    elif out.is_cpu:
         if box is None:
-            sample(state, out.numel(), out=out, **params)
+            status = lib.rngtrk_sample(_c_state(state), c_spec(spec), 0, count, pointer, capacity)
         else:
-            sample_slice(state, *box, out=out, **params)
+            status = lib.rngtrk_sample_slice(_c_state(state), c_spec(spec), *_box_arrays(box), pointer, capacity)
     else:
         raise TypeError(f"rngtrk.torch fills CPU and CUDA tensors, not {out.device.type} ones")
+    if status:
+        check(status)
     return out
 
 
@@ -93,11 +193,13 @@ def draw_from_state(state, spec, shape, box, device):
     return fill(new_output(shape, spec, device), state, spec, box)
 
 
-def increment(spec, whole_shape):
-    """How far a tracker moves for a draw of a tensor of `whole_shape` (a
-    slice moves it by the whole tensor's increment, the same on every rank)."""
-    return offset_increment(numel(whole_shape), layout=spec.layout, dist=spec.dist, dtype=spec.dtype,
-                            **spec.geometry())
+def c_tracker_of(tracker):
+    """The rngtrk.Tracker whose active state a draw from `tracker` starts
+    from, or None when that is torch's CUDA generator (a drop-in tracker
+    with CUDA)."""
+    if isinstance(tracker, Tracker):
+        return tracker
+    return None if tracker._cuda else tracker.tracker
 
 
 def source(tracker):
@@ -113,8 +215,26 @@ def source(tracker):
 def draw_from_tracker(tracker, spec, shape, box, device):
     """draw_from_state from the tracker's state, then the tracker moves, once
     the tensor is filled: a refused draw leaves it as it was."""
+    c_tracker = c_tracker_of(tracker)
+    if c_tracker is not None and device.type == "cpu":
+        # One library call reads the active state, fills and advances it
+        # (by the whole tensor's increment; a refused draw moves nothing).
+        out = new_output(shape, spec, device)
+        count = out.numel()
+        pointer, capacity = _memory(out, count)
+        if box is None:
+            c_tracker._call(lib.rngtrk_tracker_sample, c_spec(spec), count, pointer, capacity, ffi.NULL)
+        else:
+            c_tracker._call(lib.rngtrk_tracker_sample_slice, c_spec(spec), *_box_arrays(box), pointer, capacity,
+                            ffi.NULL)
+        return out
     step = increment(spec, box[0] if box is not None else shape)  # a refused spec or size: nothing read
+    out = new_output(shape, spec, device)
     start, commit = source(tracker)
-    out = draw_from_state(start, spec, shape, box, device)
+    fill(out, start, spec, box)
     commit(step)
     return out
+
+
+__all__ = ["TORCH_DTYPES", "FLOAT_DTYPES", "NO_GEOMETRY", "Spec", "spec_of", "c_spec", "numel", "increment", "new_output",
+           "fill", "draw_from_state", "draw_from_tracker", "source", "raw_stream"]

@@ -23,10 +23,11 @@ rounded to nearest even, as torch's .to() rounds).
 import torch
 
 from ..errors import invalid
-from ._kernels import FLOAT_DTYPES, NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, numel
+from ._kernels import FLOAT_DTYPES, NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, numel, spec_of
 from ._generators import state_of
 from ._rng_state_hook import settle
-from ._torch_ops import refuse_untraceable, register, sample_op, traceable_state, tracing, tracker_sample_op
+from ._torch_ops import draw_untraceable, register, sample_op, traceable_state, tracing, tracker_sample_op
+from .megatron import get_cuda_rng_tracker
 
 _GEOMETRY = ("sm_count", "max_threads_per_sm")
 
@@ -36,14 +37,24 @@ def _size(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
         size = tuple(size[0])
     for n in size:
-        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-            raise invalid(f"sizes are non-negative integers, not {n!r}")
+        if type(n) is not int or n < 0:  # (a bool is not an int here; an int subclass other than bool is)
+            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+                raise invalid(f"sizes are non-negative integers, not {n!r}")
     return tuple(size)
 
 
-def _default_tracker():
-    from .megatron import get_cuda_rng_tracker
-    return get_cuda_rng_tracker()
+_DEVICES = {}  # the torch.device of each device string a call named
+
+
+def _device(device):
+    if isinstance(device, torch.device):
+        return device
+    found = _DEVICES.get(device) if isinstance(device, str) else None
+    if found is None:
+        found = torch.device(device)
+        if isinstance(device, str) and len(_DEVICES) < 64:
+            _DEVICES[device] = found
+    return found
 
 
 def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry, box=None):
@@ -52,20 +63,24 @@ def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry
     from `tracker` (default: the process tracker), which moves once the
     tensor is filled.  While torch traces the caller, through the torch
     operators of _torch_ops (the same functions underneath)."""
-    spec = Spec(layout, dist, rng_dtype, float(a), float(b), geometry.get("sm_count", NO_GEOMETRY),
-                geometry.get("max_threads_per_sm", NO_GEOMETRY))
     numel(box[0] if box is not None else shape)  # a tensor past 2^64 elements: refused before anything
-    device = torch.device(device)
-    if state is not None:
-        if not tracing():
-            return draw_from_state(state_of(state), spec, shape, box, device)
-        if traceable_state(state) or not torch.compiler.is_compiling():
-            return sample_op(state, spec, shape, box, device)
-        refuse_untraceable(state)
-    if tracker is None:
-        tracker = _default_tracker()
+    device = _device(device)
+    sm_count = geometry.get("sm_count", NO_GEOMETRY) if geometry else NO_GEOMETRY
+    max_threads_per_sm = geometry.get("max_threads_per_sm", NO_GEOMETRY) if geometry else NO_GEOMETRY
     if tracing():
-        return tracker_sample_op(tracker, spec, shape, box, device)
+        spec = Spec(layout, dist, rng_dtype, float(a), float(b), sm_count, max_threads_per_sm)
+        if state is not None:
+            if traceable_state(state) or not torch.compiler.is_compiling():
+                return sample_op(state, spec, shape, box, device)
+            return draw_untraceable(state, spec, shape, box, device)
+        return tracker_sample_op(tracker if tracker is not None else get_cuda_rng_tracker(), spec, shape, box,
+                                 device)
+    # Eager: the kind of draw checked (and its library spec made) once, then the C call.
+    spec = spec_of(layout, dist, rng_dtype, float(a), float(b), sm_count, max_threads_per_sm)
+    if state is not None:
+        return draw_from_state(state_of(state), spec, shape, box, device)
+    if tracker is None:
+        tracker = get_cuda_rng_tracker()  # the process tracker
     settle()  # a recompute that raised is over: its tracker is put back first
     register(tracker)
     return draw_from_tracker(tracker, spec, shape, box, device)

@@ -47,6 +47,7 @@ import torch
 
 from ..errors import InvalidArgumentError, ReplayMismatchError
 from ..tracker import OPEN_TRACKERS, Tracker
+from ._dynamo_watch import when_dynamo_imported
 from ._generators import capturing
 
 # torch's own functions: for callers that save and restore rngtrk's states
@@ -346,7 +347,7 @@ set_rng_state.torch_function = torch_set_rng_state
 # would compile their helpers frame by frame and recompile at every save);
 # it breaks the graph there and runs them as they are.
 _current = {"get": get_rng_state, "set": set_rng_state}
-_dynamo_watch = []
+_dynamo_watched = []
 
 
 def _put(get, set_):
@@ -369,11 +370,9 @@ def _behind_dynamo_disable(module):
 def install():
     """Puts the two functions in place of torch's (idempotent)."""
     _put(_current["get"], _current["set"])
-    if not _dynamo_watch:
-        from ._install import Installer, ModulePatch
-        _dynamo_watch.append(Installer([ModulePatch("torch._dynamo", lambda module: {},
-                                                    after=_behind_dynamo_disable)]))
-        _dynamo_watch[0].install()
+    if not _dynamo_watched:
+        _dynamo_watched.append(True)
+        when_dynamo_imported(_behind_dynamo_disable)
 
 
 def uninstall():

@@ -37,9 +37,11 @@ import weakref
 
 import torch
 
-from ._kernels import NO_GEOMETRY, Spec, TORCH_DTYPES, draw_from_state, draw_from_tracker
-from ._generators import StateFormatError, state_of
+from ..errors import UnavailableError
 from ..state import STATE_BYTES, PhiloxState
+from ._dynamo_watch import when_dynamo_imported
+from ._generators import StateFormatError, state_of
+from ._kernels import NO_GEOMETRY, Spec, TORCH_DTYPES, draw_from_state, draw_from_tracker
 
 AVAILABLE = hasattr(torch, "library") and hasattr(torch.library, "register_fake") and hasattr(torch, "compiler") \
     and hasattr(torch.compiler, "is_compiling")
@@ -134,6 +136,14 @@ def _fake_output(dtype, shape, out_device):
     return torch.empty(shape, dtype=TORCH_DTYPES[dtype], device=out_device)
 
 
+_WORD = 1 << 32
+
+
+def _state_from_words(seed_lo, seed_hi, offset_lo, offset_hi):
+    state = PhiloxState(seed_lo + _WORD * seed_hi, offset_lo + _WORD * offset_hi)
+    return torch.frombuffer(bytearray(state.to_bytes()), dtype=torch.uint8)
+
+
 if AVAILABLE and not hasattr(torch.ops.rngtrk, "sample"):
     _lib = torch.library.Library("rngtrk", "DEF")
     _lib.define(f"sample(Tensor state, {_SPEC}, {_BOX}) -> Tensor")
@@ -143,8 +153,19 @@ if AVAILABLE and not hasattr(torch.ops.rngtrk, "sample"):
     _HOST = (torch.Tag.cudagraph_unsafe,) if hasattr(torch.Tag, "cudagraph_unsafe") else ()
     _lib.define(f"tracker_sample(Tensor tick, int tracker, str[] forks, {_SPEC}, {_BOX}, *, Device device) "
                 "-> (Tensor, Tensor)", tags=(torch.Tag.nondeterministic_seeded, *_HOST))
-    for _name, _impl in (("sample", _sample), ("tracker_sample", _tracker_sample)):
+    # A PhiloxState's two u64 as four 32-bit words: a compiled function that
+    # takes the state as an argument has them as symbolic ints from its
+    # second state on, and a seed of 2^63 or more fits no int64 kernel
+    # argument; split here, each word is computed by the graph's Python
+    # wrapper and passes to this operator whole.
+    _lib.define("state_from_words(SymInt seed_lo, SymInt seed_hi, SymInt offset_lo, SymInt offset_hi) -> Tensor")
+    for _name, _impl in (("sample", _sample), ("tracker_sample", _tracker_sample),
+                         ("state_from_words", _state_from_words)):
         _lib.impl(_name, _impl, "CompositeExplicitAutograd")
+
+    @torch.library.register_fake("rngtrk::state_from_words", lib=_lib)
+    def _(seed_lo, seed_hi, offset_lo, offset_hi):
+        return torch.empty(STATE_BYTES, dtype=torch.uint8)
 
     @torch.library.register_fake("rngtrk::sample", lib=_lib)
     def _(state, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape, start, out_device):
@@ -187,16 +208,89 @@ def state_input(state):
                                    f"not {state.numel()} of {state.dtype}")
         return state.reshape(STATE_BYTES).cpu()
     seed, offset = state
-    # Byte by byte, not state_tensor(state): dynamo traces this arithmetic on
-    # the two ints, where PhiloxState.to_bytes() is a C call it cannot follow.
-    return torch.tensor([(v >> (8 * i)) & 0xFF for v in (seed, offset) for i in range(8)], dtype=torch.uint8)
+    # Word by word, not state_tensor(state): dynamo traces this arithmetic on
+    # the two ints (symbolic ones too), where PhiloxState.to_bytes() is a C
+    # call it cannot follow.
+    return torch.ops.rngtrk.state_from_words(seed % _WORD, seed // _WORD, offset % _WORD, offset // _WORD)
 
 
-def refuse_untraceable(state):
-    """An explicit state torch cannot read while tracing: refused, naming
-    the form it can read."""
-    raise TypeError(f"rngtrk.torch: torch.compile on torch {torch.__version__} cannot read a "
-                    f"{type(state).__name__} as a state; pass the state as a tensor, rngtrk.torch.state_tensor(state)")
+class NotCompilableError(UnavailableError, AssertionError):
+    """What torch.compile cannot hold with eager's numbers, refused while
+    it compiles (with fullgraph=True; without it the part runs outside the
+    graph instead).  Also an AssertionError: the one kind of exception
+    dynamo passes through as it is, so the user reads this message rather
+    than dynamo's wrapper of it."""
+
+
+class StateNotCompilableError(NotCompilableError, TypeError):
+    """A PhiloxState under torch.compile(fullgraph=True) on a torch whose
+    dynamo cannot read one (before 2.7): also the TypeError of a state of a
+    kind a call cannot take."""
+
+
+def _fullgraph(ctx):
+    """Whether the compilation `ctx` (dynamo's comptime context) may not
+    break the graph (fullgraph=True)."""
+    tx = getattr(ctx, "_ComptimeContext__tx", None)
+    return bool(getattr(tx, "one_graph", False) or getattr(tx, "error_on_graph_break", False))
+
+
+def _refuse_state_in_fullgraph(ctx):
+    if _fullgraph(ctx):
+        raise StateNotCompilableError(
+            f"rngtrk.torch: torch.compile(fullgraph=True) on torch {torch.__version__} cannot read a PhiloxState "
+            f"(its dynamo reads no tuple subclass before torch 2.7); pass the state as a tensor, "
+            f"rngtrk.torch.state_tensor(state), or compile without fullgraph (the draw then runs outside the graph)")
+
+
+def _refuse_fork_in_fullgraph(ctx):
+    if _fullgraph(ctx):
+        raise NotCompilableError(
+            "rngtrk.torch: torch.compile(fullgraph=True) cannot hold a fork of a CUDA tracker: the fork swaps "
+            "torch's CUDA generator on the host for torch's own random ops inside it, and nothing in a graph fixes "
+            "where those run relative to the swap (other numbers than eager's). Compile without fullgraph (the "
+            "fork then runs outside the graph, with eager's numbers), compile the code inside the fork, or draw "
+            "with an explicit state (state=)")
+
+
+def _at_compile_time(check):
+    """Runs check(ctx) while dynamo compiles the caller (comptime)."""
+    from torch._dynamo.comptime import comptime
+    comptime(check)
+
+
+# What runs outside every graph: the same functions behind
+# torch._dynamo.disable, wrapped once dynamo is imported (_dynamo_watch).
+# Dynamo breaks the graph at a call of one and runs it as it is.
+_OUTSIDE = {}
+
+
+def _draw_state_eagerly(state, spec, shape, box, device):
+    return draw_from_state(state_of(state), spec, shape, box, device)
+
+
+def _enter_eagerly(tracker, name):
+    tracker._enter(name)
+
+
+def _leave_eagerly(tracker, name):
+    tracker._leave(name)
+
+
+def _hide_from_dynamo(dynamo):
+    for function in (_draw_state_eagerly, _enter_eagerly, _leave_eagerly):
+        _OUTSIDE[function.__name__] = dynamo.disable(function)
+
+
+when_dynamo_imported(_hide_from_dynamo)
+
+
+def draw_untraceable(state, spec, shape, box, device):
+    """A draw from an explicit state dynamo cannot read (a PhiloxState
+    before torch 2.7): refused under fullgraph (StateNotCompilableError),
+    otherwise made outside the graph, with eager's numbers."""
+    _at_compile_time(_refuse_state_in_fullgraph)
+    return _OUTSIDE["_draw_state_eagerly"](state, spec, shape, box, device)
 
 
 _READS_TUPLE_SUBCLASSES = tuple(int(v) for v in torch.__version__.split("+")[0].split(".")[:2]) >= (2, 7)
@@ -220,30 +314,46 @@ def tracker_sample_op(tracker, spec, shape, box, device):
     return out
 
 
+def _cuda_fork(tracker):
+    """Whether a fork of `tracker` swaps torch's CUDA generator, and so
+    cannot be traced: torch's own random ops in it (F.dropout) draw from
+    that generator, and nothing in a graph fixes where they run relative to
+    a swap (measured on an H200, torch 2.11: a traced CUDA fork compiled
+    into one graph drew other numbers than eager and left other states).
+    Under dynamo such a fork is entered and left outside the graph, for
+    real, at the place eager enters it (dynamo breaks the graph there; a
+    break inside a `with` statement makes it run the caller's frame as it
+    is and compile the functions it calls); with fullgraph=True it is
+    refused while compiling.  Other tracing (make_fx, non-strict
+    torch.export, torch.func), which cannot break, refuses it too."""
+    if not getattr(tracker, "_cuda", False):
+        return False
+    if not torch.compiler.is_compiling():
+        raise NotImplementedError("rngtrk.torch: a fork of a CUDA tracker cannot be traced outside "
+                                  "torch.compile (torch's own random ops in it would not see the forked "
+                                  "generator); trace the code inside the fork, or use torch.compile")
+    _at_compile_time(_refuse_fork_in_fullgraph)
+    return True
+
+
 def fork_enter(tracker, name):
     """A fork's entry while torch traces: recorded for the draws inside,
-    which enter the fork themselves.  A fork of a CUDA tracker swaps torch's
-    CUDA generator for torch's own random ops in it (F.dropout), whose place
-    relative to the swap nothing in a graph fixes: measured on an H200
-    (torch 2.11), a traced CUDA fork compiled into one graph but drew other
-    numbers than eager and left other states.  So under dynamo such a fork
-    breaks the graph on purpose (dynamo compiles the code around it and
-    runs the `with` block as it is), and other tracing (make_fx, non-strict
-    torch.export, torch.func), which cannot break, refuses it."""
+    which enter the fork themselves; a CUDA tracker's is entered for real,
+    outside the graph (_cuda_fork)."""
     register(tracker)
-    if getattr(tracker, "_cuda", False):
-        if not torch.compiler.is_compiling():
-            raise NotImplementedError("rngtrk.torch: a fork of a CUDA tracker cannot be traced outside "
-                                      "torch.compile (torch's own random ops in it would not see the forked "
-                                      "generator); trace the code inside the fork, or use torch.compile")
-        torch._dynamo.graph_break()
+    if _cuda_fork(tracker):
+        _OUTSIDE["_enter_eagerly"](tracker, name)
+        return
     tracker._torch_forks.append(name)
 
 
 def fork_exit(tracker, name):
     register(tracker)
+    if _cuda_fork(tracker):
+        _OUTSIDE["_leave_eagerly"](tracker, name)
+        return
     tracker._torch_forks.pop()
 
 
 __all__ = ["AVAILABLE", "tracing", "register", "state_input", "sample_op", "tracker_sample_op", "fork_enter",
-           "fork_exit", "NO_GEOMETRY"]
+           "fork_exit", "draw_untraceable", "NotCompilableError", "StateNotCompilableError", "NO_GEOMETRY"]

@@ -42,7 +42,8 @@ from ..errors import DuplicateNameError, DuplicateSeedError, ForkOrderError, Una
 from ..state import PhiloxState
 from ..tracker import DEFAULT_FORK_NAME, Tracker
 from ._generators import (
-    capturing, cuda_ready, default_generator, new_generator, read_generator, state_of, state_tensor, write_generator,
+    advance_generator, capturing, cuda_ready, default_generator, new_generator, read_generator, state_of, state_tensor,
+    write_generator,
 )
 from . import _rng_state_hook, _torch_ops
 
@@ -388,8 +389,7 @@ class RngtrkStatesTracker:
         """Moves the generator past `increment` outputs (rounded up to 4)."""
         if self._cuda:
             generator = default_generator()
-            state = read_generator(generator)
-            write_generator(generator, state.advanced(increment))
+            advance_generator(generator, read_generator(generator), increment)
         else:
             self.tracker.advance(increment)
 
