@@ -11,9 +11,12 @@ a torch operator tagged nondeterministic_seeded, as torch's random ops
 are, that reads the (emulated) CUDA generator when it runs and moves it.
 Compiled with dynamo and AOTAutograd (backend aot_eager: inductor asks the
 emulated device for properties it does not have), a layer that forks
-around it must give eager's outputs, gradients, generator and named
-states, step after step; fullgraph=True must refuse the fork with
-rngtrk's error.  (Before the fork was entered outside the graph, dynamo
+around it (Megatron-LM's and slapo's trackers; nested forks of the same
+name and of two names) must give eager's outputs, gradients, generator and
+named states, step after step; fullgraph=True must refuse the fork with
+rngtrk's error.  (TransformerEngine's tracker is graph-safe wherever torch
+is: its generators are real CUDA ones, which the emulation cannot make; it
+is in the GPU half.)  (Before the fork was entered outside the graph, dynamo
 ran the fork's __enter__ as a compiled frame of its own, which only
 recorded the fork: the stand-in, like F.dropout on an H200, drew from the
 generator outside it.)"""
@@ -74,28 +77,46 @@ def where(tracker):
     return bytes(GENERATOR.get_state().numpy()), tracker.tracker.save()
 
 
-class Layer(torch.nn.Module):
-    """Torch's random op and rngtrk's, outside a fork, in it, and in a fork
-    of the same name inside it."""
+def megatron_tracker():
+    return seeded()
 
-    def __init__(self):
+
+def slapo_tracker():
+    from rngtrk.torch import slapo
+    slapo.set_random_seed(123, tp_rank=1)
+    tracker = slapo.get_cuda_rng_tracker()
+    tracker.add("expert-parallel-rng", 6000)
+    torch.cuda.manual_seed(77)
+    return tracker
+
+
+class Layer(torch.nn.Module):
+    """Torch's random op and rngtrk's, outside a fork, in it, in a fork of
+    the same name inside it and in a fork of another name inside that."""
+
+    def __init__(self, make_tracker):
         super().__init__()
         self.scale = torch.nn.Parameter(torch.full((64,), 1.5))
+        self.tracker = make_tracker()
 
     def forward(self, x):
-        tracker = rt.get_cuda_rng_tracker()
+        tracker = self.tracker
         h = torch_dropout(x * self.scale, 0.1)
         with tracker.fork():
-            h = torch_dropout(h, 0.5) + rt.dropout(h, 0.3)
+            h = torch_dropout(h, 0.5) + rt.dropout(h, 0.3, tracker=tracker)
             with tracker.fork():
-                h = h * rt.rand(h.shape) + torch_dropout(h, 0.25)
-        return torch_dropout(h.relu(), 0.2) + rt.randn(h.shape)
+                h = h * rt.rand(h.shape, tracker=tracker) + torch_dropout(h, 0.25)
+                with tracker.fork("expert-parallel-rng"):
+                    h = torch_dropout(h, 0.3) * rt.rand(h.shape, tracker=tracker)
+        return torch_dropout(h.relu(), 0.2) + rt.randn(h.shape, tracker=tracker)
 
 
-def steps(model, count=3):
-    """Outputs and input gradients of `count` steps, then where the
-    generator and the named states are."""
-    tracker = seeded()
+def steps(make_tracker, compiled, count=3):
+    """Outputs and input gradients of `count` steps of a Layer on a freshly
+    seeded tracker, eager or compiled, then where the generator and the
+    named states are."""
+    layer = Layer(make_tracker)
+    model = torch.compile(layer, backend="aot_eager") if compiled else layer
     x = torch.randn(8, 64, generator=torch.Generator().manual_seed(1)).requires_grad_()
     seen = []
     for _ in range(count):
@@ -103,24 +124,25 @@ def steps(model, count=3):
         out.sum().backward()
         seen += [out.detach(), x.grad]
         x.grad = None
-    return seen, where(tracker)
+    return seen, where(layer.tracker)
 
 
 def compiled_forks_equal_eager():
-    layer = Layer()
-    dynamo.reset()
-    eager = steps(layer)
-    compiled = steps(torch.compile(layer, backend="aot_eager"))
-    assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0])), "outputs and gradients are eager's"
-    assert eager[1] == compiled[1], "the CUDA generator and the named states end where eager leaves them"
-    assert eager[1][0] != bytes(rt.state_tensor(rngtrk.PhiloxState(77, 0)).numpy()), "torch's op drew"
+    for make_tracker in (megatron_tracker, slapo_tracker):
+        dynamo.reset()
+        eager = steps(make_tracker, compiled=False)
+        compiled = steps(make_tracker, compiled=True)
+        name = make_tracker.__name__
+        assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0])), f"{name}: outputs and gradients"
+        assert eager[1] == compiled[1], f"{name}: the CUDA generator and the named states end where eager leaves them"
+        assert eager[1][0] != bytes(rt.state_tensor(rngtrk.PhiloxState(77, 0)).numpy()), "torch's op drew"
 
 
 def fullgraph_refuses_the_fork():
     dynamo.reset()
     seeded()
     with pytest.raises(_torch_ops.NotCompilableError, match="cannot hold a fork of a CUDA tracker"):
-        torch.compile(Layer(), backend="aot_eager", fullgraph=True)(torch.ones(8, 64))
+        torch.compile(Layer(megatron_tracker), backend="aot_eager", fullgraph=True)(torch.ones(8, 64))
 
 
 def block(x):
