@@ -1,13 +1,16 @@
 """rngtrk.torch under torch.compile and activation checkpointing on a GPU
-(the CPU half: test_torch_compile.py, test_torch_checkpoint.py): the
-random ops from an explicit state compile whole on CUDA tensors and give
-eager's bits; a layer that forks the process tracker around torch's own
-F.dropout and rngtrk's ops compiles around the fork, which breaks the
-graph on purpose and runs as it is, so that with inductor keeping torch's
-random kernels (fallback_random) its outputs, torch's CUDA generator and
-the named states equal eager's; torch.utils.checkpoint, eager and compiled, recomputes the forward's
-masks, torch's and rngtrk's, inside forks and around them.  Skips where
-there is no CUDA device or no torch.compile (torch < 2.4)."""
+(the CPU half: test_torch_compile.py, test_torch_checkpoint.py, and the
+CUDA-generator emulation's emulated_cuda_compile_checks.py): the random
+ops from an explicit state (a state tensor, or a PhiloxState argument of
+any u64 seed) compile whole on CUDA tensors and give eager's bits; a layer
+that forks a CUDA tracker around torch's own random ops and rngtrk's
+compiles with the fork entered outside the graph, so that with inductor
+keeping torch's random kernels (fallback_random) its outputs, gradients,
+torch's CUDA generator and the named states equal eager's (default mode
+and reduce-overhead, every drop-in tracker); fullgraph refuses such a fork
+with rngtrk's error; torch.utils.checkpoint, eager and compiled, recomputes
+the forward's masks, torch's and rngtrk's, inside forks and around them.
+Skips where there is no CUDA device or no torch.compile (torch < 2.4)."""
 import pytest
 
 import rngtrk
@@ -49,6 +52,35 @@ def seeded(graph_safe=False):
     return rt.get_cuda_rng_tracker()
 
 
+def megatron_tracker():
+    return seeded(False)
+
+
+def megatron_graph_safe_tracker():
+    return seeded(True)
+
+
+def te_tracker():
+    """TransformerEngine's flavour (graph-safe wherever torch can be), its
+    states added as TE users add them."""
+    from rngtrk.torch import te
+    tracker = te.CudaRNGStatesTracker()
+    tracker.add("model-parallel-rng", 4000)
+    tracker.add("expert-parallel-rng", 5000)
+    return tracker
+
+
+def slapo_tracker():
+    from rngtrk.torch import slapo
+    slapo.set_random_seed(123, tp_rank=1)
+    tracker = slapo.get_cuda_rng_tracker()
+    tracker.add("expert-parallel-rng", 6000)
+    return tracker
+
+
+TRACKERS = [megatron_tracker, megatron_graph_safe_tracker, te_tracker, slapo_tracker]
+
+
 def where(tracker):
     """torch's CUDA generator and every named state, as bytes."""
     return bytes(torch.cuda.get_rng_state().numpy()), tracker.tracker.save() if not tracker.graph_safe else \
@@ -58,8 +90,9 @@ def where(tracker):
 def every_op(x, st):
     return [rt.rand(3, 5, state=st, device="cuda"), rt.randn(4, 4, state=st, device="cuda", dtype=torch.bfloat16),
             rt.rand(9, state=st, device="cuda", layout="torch-eager-cuda", dtype=torch.float64),
-            rt.bernoulli(10, p=0.3, state=st, device="cuda"), rt.dropout(x, 0.25, state=st),
-            rt.randn_like(x, state=st, layout="triton"), rt.rand_slice((6, 8), (2, 4), (3, 4), state=st, device="cuda")]
+            rt.bernoulli(10, p=0.3, state=st), rt.dropout(x, 0.25, state=st),
+            rt.randn_like(x, state=st, layout="triton"), rt.rand_slice((6, 8), (2, 4), (3, 4), state=st, device="cuda"),
+            rt.dropout(x.half(), 0.4, state=st), rt.dropout_slice(x.bfloat16()[:2], (8, 5), (3, 0), 0.5, state=st)]
 
 
 def test_every_op_from_an_explicit_state_compiles_whole_on_cuda_and_equals_eager():
@@ -69,46 +102,76 @@ def test_every_op_from_an_explicit_state_compiles_whole_on_cuda_and_equals_eager
     assert all(a.device.type == "cuda" and torch.equal(a, b) for a, b in zip(got, expected))
 
 
-class Layer(torch.nn.Module):
-    """Elementwise work only: inductor computes a matmul (and its bias) its
-    own way, in other roundings than eager's, and the comparison is of bits."""
+@pytest.mark.parametrize("seed", [42, 1 << 63, (1 << 64) - 59])
+def test_a_philox_state_argument_compiles_on_cuda_step_after_step(seed):
+    x = torch.randn(64, device="cuda")
+    f = torch.compile(lambda x, st: rt.dropout(x, 0.5, state=st) + rt.randn(64, state=st, device="cuda"),
+                      fullgraph=True)
+    for step in range(4):
+        st = rngtrk.PhiloxState(seed - step, 16 * step)
+        expected = rt.dropout(x, 0.5, state=st) + rt.randn(64, state=st, device="cuda")
+        assert torch.equal(f(x, st), expected)
 
-    def __init__(self):
+
+class Layer(torch.nn.Module):
+    """Megatron-LM's pattern with every kind of torch random op, under forks
+    of the same name and of two names.  Elementwise work only: inductor
+    computes a matmul (and its bias) its own way, in other roundings than
+    eager's, and the comparison is of bits."""
+
+    def __init__(self, tracker):
         super().__init__()
         self.scale = torch.nn.Parameter(torch.full((64,), 1.5))
+        self.tracker = tracker
 
     def forward(self, x):
-        tracker = rt.get_cuda_rng_tracker()
+        tracker = self.tracker
         h = F.dropout(x * self.scale, 0.1)
         with tracker.fork():
-            h = F.dropout(h, 0.5) + rt.dropout(h, 0.3)
+            h = F.dropout(h, 0.5) + rt.dropout(h, 0.3, tracker=tracker)
+            noise = torch.rand(h.shape, device="cuda") + torch.randn(h.shape, device="cuda")
+            noise = noise + torch.empty_like(h).uniform_(-1.0, 1.0) * torch.empty_like(h).normal_()
             with tracker.fork():
-                h = h * rt.rand(h.shape, device="cuda")
-        return F.dropout(h.relu(), 0.2) + rt.randn(h.shape, device="cuda")
+                h = h * rt.rand(h.shape, device="cuda", tracker=tracker)
+                with tracker.fork("expert-parallel-rng"):
+                    with torch.no_grad():
+                        w = torch.nn.init.normal_(torch.empty(64, device="cuda"), std=0.02)
+                    h = F.dropout(h, 0.2) * w + rt.randn(h.shape, device="cuda", tracker=tracker)
+        return F.dropout(h.relu(), 0.2) + rt.randn(h.shape, device="cuda", tracker=tracker) + noise
 
 
-def steps(model, graph_safe, count=3):
-    tracker = seeded(graph_safe)
-    x = torch.randn(8, 64, device="cuda", generator=torch.Generator("cuda").manual_seed(1))
-    outs = [model(x) for _ in range(count)]
-    return outs, where(tracker)
+def steps(make_tracker, mode=None, count=3):
+    """Outputs and input gradients of `count` steps of a Layer on a freshly
+    made tracker, eager (mode None) or compiled in `mode`, then where
+    torch's generator and the named states are."""
+    layer = Layer(make_tracker()).cuda()
+    torch.cuda.manual_seed(77)
+    model = layer if mode is None else torch.compile(layer, mode=mode)
+    x = torch.randn(8, 64, device="cuda", generator=torch.Generator("cuda").manual_seed(1)).requires_grad_()
+    seen = []
+    for _ in range(count):
+        out = model(x)
+        out.sum().backward()
+        seen += [out.detach().clone(), x.grad.clone()]
+        x.grad = None
+    return seen, where(layer.tracker)
 
 
 @pytest.mark.usefixtures("fallback_random")
-@pytest.mark.parametrize("graph_safe", [False, True], ids=["generator", "graph-safe"])
-def test_a_forking_layer_compiles_around_its_forks_and_equals_eager(graph_safe):
-    """A fork of a CUDA tracker breaks the graph on purpose (_torch_ops.
-    fork_enter: torch's own random ops in it have no fixed place relative to
-    a traced generator swap); dynamo compiles the code around it and runs
-    the fork as it is, so with inductor keeping torch's random kernels
-    (fallback_random) every number and state equals eager's."""
-    layer = Layer().cuda()
-    seeded(graph_safe)
-    explained = dynamo.explain(layer)(torch.randn(8, 64, device="cuda"))
-    assert explained.graph_count >= 1 and explained.graph_break_count >= 1
-    eager = steps(layer, graph_safe)
-    compiled = steps(torch.compile(layer), graph_safe)
-    assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0]))
+@pytest.mark.parametrize("mode", ["default", "reduce-overhead"])
+@pytest.mark.parametrize("make_tracker", TRACKERS, ids=lambda f: f.__name__)
+def test_a_forking_layer_compiles_and_equals_eager_forward_and_backward(make_tracker, mode):
+    """A fork of a CUDA tracker is entered outside the graph, for real, at
+    the place eager enters it (_torch_ops._cuda_fork), so with inductor
+    keeping torch's random kernels (fallback_random) every output,
+    gradient, generator and named state equals eager's, step after step:
+    torch's F.dropout, torch.rand/randn, uniform_/normal_ and nn.init in
+    forks, rngtrk's draws in and out of them, nested forks of one name and
+    of two (Megatron's, its graph-safe form, TransformerEngine's, slapo's)."""
+    eager = steps(make_tracker)
+    dynamo.reset()
+    compiled = steps(make_tracker, mode=mode)
+    assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0])), "outputs and gradients are eager's"
     assert eager[1] == compiled[1], "torch's generator and the named states end where eager leaves them"
 
 
@@ -119,20 +182,39 @@ class RngtrkOnly(torch.nn.Module):
         return h + rt.randn(x.shape, device="cuda")
 
 
-def test_a_cuda_fork_is_refused_under_fullgraph_and_rngtrks_draws_stay_eagers():
-    """fullgraph refuses the fork's break; rngtrk's draws, which read the
-    generator when they run, are eager's with inductor's own random numbers
-    too (torch's ops are not: inductor draws those its own way)."""
-    layer = Layer().cuda()
-    seeded()
-    with pytest.raises(dynamo.exc.Unsupported, match="graph_break"):  # the fork's own break, nothing else
-        torch.compile(layer, fullgraph=True)(torch.randn(8, 64, device="cuda"))
+class RngtrkNoFork(torch.nn.Module):
+    def forward(self, x):
+        return rt.dropout(x, 0.5) + rt.randn(x.shape, device="cuda")
+
+
+def module_steps(module, compiled, count=3):
+    tracker = seeded()
+    model = torch.compile(module) if compiled else module
+    x = torch.randn(8, 64, device="cuda", generator=torch.Generator("cuda").manual_seed(1)).requires_grad_()
+    seen = []
+    for _ in range(count):
+        out = model(x)
+        out.sum().backward()
+        seen += [out.detach().clone(), x.grad.clone()]
+        x.grad = None
+    return seen, where(tracker)
+
+
+@pytest.mark.parametrize("module", [RngtrkOnly, RngtrkNoFork], ids=["in-a-fork", "no-fork"])
+def test_rngtrks_draws_from_the_process_tracker_compile_to_eagers_numbers(module):
+    """rngtrk's draws read the generator when they run: eager's numbers
+    with inductor's own random numbers too (no fallback_random)."""
+    eager = module_steps(module(), compiled=False)
     dynamo.reset()
-    only = RngtrkOnly()
-    eager = steps(only, False)
-    compiled = steps(torch.compile(only), False)
+    compiled = module_steps(module(), compiled=True)
     assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0]))
     assert eager[1] == compiled[1]
+
+
+def test_a_cuda_fork_is_refused_under_fullgraph_with_rngtrks_error():
+    layer = Layer(seeded()).cuda()
+    with pytest.raises(_torch_ops.NotCompilableError, match="cannot hold a fork of a CUDA tracker"):
+        torch.compile(layer, fullgraph=True)(torch.randn(8, 64, device="cuda"))
 
 
 def block(x):
