@@ -48,8 +48,8 @@ RNGTRK_API rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *sta
                                                   void *stream) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        const rngtrk::SliceRequest r =
-            checked_slice(&s, spec, ndim, global_shape, start, local_shape, device_out, out_capacity);
+        const rngtrk::SliceRequest r = checked_slice(&s, spec, SpecUse::sample, ndim, global_shape, start,
+                                                     local_shape, device_out, out_capacity);
         require_device();
         rngtrk::cuda_backend::generate_slice(r, s, stream);
     });
@@ -60,10 +60,35 @@ RNGTRK_API rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *stat
                                                  float *device_out, void *stream) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        const rngtrk::RangeRequest r = checked_range(&s, spec, SpecUse::dropout, nullptr, first, count, device_out,
-                                                     SIZE_MAX, device_in, "device_in");
+        const rngtrk::RangeRequest r = checked_range(&s, spec, SpecUse::dropout_f32, nullptr, first, count,
+                                                     device_out, SIZE_MAX, device_in, "device_in");
         require_device();
         rngtrk::cuda_backend::generate(r.spec, s, nullptr, r.numel, first, count, device_out, device_in, stream);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_cuda_dropout(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                             uint64_t first, uint64_t count, const void *device_in, void *device_out,
+                                             size_t out_capacity, void *stream) {
+    return guarded([&] {
+        const rngtrk::PhiloxState s = checked_state(state);
+        const rngtrk::RangeRequest r = checked_range(&s, spec, SpecUse::dropout, nullptr, first, count, device_out,
+                                                     out_capacity, device_in, "device_in");
+        require_device();
+        rngtrk::cuda_backend::generate(r.spec, s, nullptr, r.numel, first, count, device_out, device_in, stream);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_cuda_dropout_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                                   size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                                   const uint64_t *local_shape, const void *device_in,
+                                                   void *device_out, size_t out_capacity, void *stream) {
+    return guarded([&] {
+        const rngtrk::PhiloxState s = checked_state(state);
+        const rngtrk::SliceRequest r = checked_slice(&s, spec, SpecUse::dropout, ndim, global_shape, start,
+                                                     local_shape, device_out, out_capacity, device_in, "device_in");
+        require_device();
+        rngtrk::cuda_backend::generate_slice(r, s, stream);
     });
 }
 

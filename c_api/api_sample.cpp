@@ -40,7 +40,8 @@ RNGTRK_API rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state, c
                                              const uint64_t *local_shape, void *out, size_t out_capacity) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        rngtrk::run_slice(checked_slice(&s, spec, ndim, global_shape, start, local_shape, out, out_capacity), s);
+        rngtrk::run_slice(
+            checked_slice(&s, spec, SpecUse::sample, ndim, global_shape, start, local_shape, out, out_capacity), s);
     });
 }
 
@@ -48,8 +49,30 @@ RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, co
                                             uint64_t first, uint64_t count, const float *in, float *out) {
     return guarded([&] {
         const rngtrk::PhiloxState s = checked_state(state);
-        rngtrk::run_dropout(checked_range(&s, spec, SpecUse::dropout, nullptr, first, count, out, SIZE_MAX, in), s,
-                            in, out);
+        rngtrk::run_range(checked_range(&s, spec, SpecUse::dropout_f32, nullptr, first, count, out, SIZE_MAX, in),
+                          s);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_dropout(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                        uint64_t first, uint64_t count, const void *in, void *out,
+                                        size_t out_capacity) {
+    return guarded([&] {
+        const rngtrk::PhiloxState s = checked_state(state);
+        rngtrk::run_range(checked_range(&s, spec, SpecUse::dropout, nullptr, first, count, out, out_capacity, in),
+                          s);
+    });
+}
+
+RNGTRK_API rngtrk_status rngtrk_dropout_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                              size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                              const uint64_t *local_shape, const void *in, void *out,
+                                              size_t out_capacity) {
+    return guarded([&] {
+        const rngtrk::PhiloxState s = checked_state(state);
+        rngtrk::run_slice(checked_slice(&s, spec, SpecUse::dropout, ndim, global_shape, start, local_shape, out,
+                                        out_capacity, in),
+                          s);
     });
 }
 
@@ -57,7 +80,7 @@ RNGTRK_API rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec
                                                         uint64_t *out) {
     return guarded([&] {
         require_pointer(out, "out");
-        *out = rngtrk::offset_increment(rngtrk::checked_spec(spec, false), numel);
+        *out = rngtrk::offset_increment(rngtrk::checked_spec(spec, SpecUse::sample), numel);
     });
 }
 
@@ -90,7 +113,7 @@ RNGTRK_API rngtrk_status rngtrk_tracker_sample_slice(rngtrk_tracker *tracker, co
         rngtrk::Tracker &t = tracker->impl;
         const rngtrk::PhiloxState active = t.active_state();
         const rngtrk::SliceRequest r =
-            checked_slice(&active, spec, ndim, global_shape, start, local_shape, out, out_capacity);
+            checked_slice(&active, spec, SpecUse::sample, ndim, global_shape, start, local_shape, out, out_capacity);
         const rngtrk::PhiloxState before = t.advance(rngtrk::offset_increment(r.spec, r.numel));
         rngtrk::run_slice(r, before);
         if (out_before != nullptr) *out_before = to_c(before);
@@ -105,9 +128,9 @@ RNGTRK_API rngtrk_status rngtrk_tracker_dropout_f32(rngtrk_tracker *tracker, con
         rngtrk::Tracker &t = tracker->impl;
         const rngtrk::PhiloxState active = t.active_state();
         const rngtrk::RangeRequest r =
-            checked_range(&active, spec, SpecUse::dropout, &count, 0, count, out, SIZE_MAX, in);
+            checked_range(&active, spec, SpecUse::dropout_f32, &count, 0, count, out, SIZE_MAX, in);
         const rngtrk::PhiloxState before = t.advance(rngtrk::offset_increment(r.spec, count));
-        rngtrk::run_dropout(r, before, in, out);
+        rngtrk::run_range(r, before);
         if (out_before != nullptr) *out_before = to_c(before);
     });
 }

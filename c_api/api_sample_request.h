@@ -11,32 +11,28 @@
 
 namespace rngtrk {
 
-// Which spec a call takes: a sample's, or dropout's (BERNOULLI with F32 data).
-enum class SpecUse { sample, dropout };
-
-// A range request.  `state` is where the counters start (nullptr: only the
-// device knows it, nothing to check here); `numel` is the whole tensor's
-// element count, or nullptr for the spec's own numel; `in` is dropout's
-// input (checked when count > 0), named `in_name`.
+// A range request for `use` (SpecUse, sample_spec.h).  `state` is where
+// the counters start (nullptr: only the device knows it, nothing to check
+// here); `numel` is the whole tensor's element count, or nullptr for the
+// spec's own numel; `in` is dropout's input (checked when count > 0),
+// named `in_name`.
 inline RangeRequest checked_range(const PhiloxState *state, const rngtrk_sample_spec *spec, SpecUse use,
                                   const uint64_t *numel, uint64_t first, uint64_t count, void *out,
-                                  size_t out_capacity, const float *in = nullptr, const char *in_name = "in") {
-    const SampleSpec sp = checked_spec(spec, use == SpecUse::dropout);
-    if (use == SpecUse::dropout && count != 0) {
-        require_pointer(in, in_name);
-        check_aligned(in, sizeof(float), in_name);
-    }
-    const RangeRequest r = check_range(sp, numel != nullptr ? *numel : sp.numel, first, count, out, out_capacity);
+                                  size_t out_capacity, const void *in = nullptr, const char *in_name = "in") {
+    const SampleSpec sp = checked_spec(spec, use);
+    const RangeRequest r =
+        check_range(sp, numel != nullptr ? *numel : sp.numel, first, count, out, out_capacity, in, in_name);
     if (state != nullptr) check_counters(sp, *state, first + count);
     return r;
 }
 
-// A box request, `state` as for checked_range.
-inline SliceRequest checked_slice(const PhiloxState *state, const rngtrk_sample_spec *spec, size_t ndim,
-                                  const uint64_t *global_shape, const uint64_t *start, const uint64_t *local_shape,
-                                  void *out, size_t out_capacity) {
-    const SliceRequest r =
-        check_slice(checked_spec(spec, false), ndim, global_shape, start, local_shape, out, out_capacity);
+// A box request, `state` and `in` as for checked_range.
+inline SliceRequest checked_slice(const PhiloxState *state, const rngtrk_sample_spec *spec, SpecUse use,
+                                  size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                  const uint64_t *local_shape, void *out, size_t out_capacity,
+                                  const void *in = nullptr, const char *in_name = "in") {
+    const SliceRequest r = check_slice(checked_spec(spec, use), ndim, global_shape, start, local_shape, out,
+                                       out_capacity, in, in_name);
     if (state != nullptr) check_counters(r.spec, *state, r.numel);
     return r;
 }

@@ -30,7 +30,7 @@ void init_spec(rngtrk_sample_spec *out, size_t size, int layout, int distributio
     init_versioned(out, size, RNGTRK_SAMPLE_SPEC_MIN_SIZE, to_c(f), "spec");
 }
 
-SampleSpec checked_spec(const rngtrk_sample_spec *c, bool for_dropout) {
+SampleSpec checked_spec(const rngtrk_sample_spec *c, SpecUse use) {
     if (c == nullptr) fail(RNGTRK_E_INVALID_ARGUMENT, "spec is NULL");
     // Read what the caller's struct has; the fields it may lack (those past
     // the first published layout: threads, reserved) take the defaults of
@@ -43,7 +43,7 @@ SampleSpec checked_spec(const rngtrk_sample_spec *c, bool for_dropout) {
     f.sm_count = s.sm_count, f.max_threads_per_sm = s.max_threads_per_sm;
     f.numel = s.numel;
     f.threads = s.threads;
-    return checked_spec(f, for_dropout);
+    return checked_spec(f, use);
 }
 
 }  // namespace rngtrk

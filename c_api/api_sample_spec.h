@@ -9,9 +9,9 @@
 
 namespace rngtrk {
 
-// Reads and checks the caller's spec (NULL, struct_size, bytes past the
-// fields this library knows, reserved, then the core's checks).
-SampleSpec checked_spec(const rngtrk_sample_spec *spec, bool for_dropout);
+// Reads and checks the caller's spec for `use` (NULL, struct_size, bytes
+// past the fields this library knows, reserved, then the core's checks).
+SampleSpec checked_spec(const rngtrk_sample_spec *spec, SpecUse use);
 
 // Fills the caller's spec of `size` bytes with the defaults of (layout,
 // distribution, dtype); throws on a combination the library does not make

@@ -537,6 +537,58 @@ RNGTRK_API rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state, c
 RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
                                             uint64_t first, uint64_t count, const float *in, float *out);
 
+/** Dropout in one pass over f32, f16 or bf16 data, as torch's
+ *  `x * mask * scale` computes it.  `spec`'s distribution must be BERNOULLI
+ *  with param_a = p, the KEEP probability (0 <= p <= 1), and its dtype is
+ *  the data's: `RNGTRK_DTYPE_F32` (float), `RNGTRK_DTYPE_F16` or
+ *  `RNGTRK_DTYPE_BF16` (uint16_t bits).  Element first + i is kept where
+ *  the bernoulli mask of the same spec with dtype U8 (`rngtrk_sample`,
+ *  every layout and its numel/geometry rules) has 1, and
+ *  `out[i] = round(float(in[i]) * (kept ? scale : 0.0f))`: computed in float
+ *  and rounded once to the dtype (nearest even; f32 needs no rounding).
+ *  `scale` is 1.0 / p computed in double, rounded to float and then to the
+ *  dtype (what `torch.tensor(1.0 / p, dtype=...)` gives).  So a dropped
+ *  element is `in[i] * 0`: a NaN stays NaN (its sign and payload are the
+ *  float multiply's), a negative value or -0 gives -0, an infinity gives
+ *  NaN; `rngtrk_dropout_f32` writes +0 there instead, and takes
+ *  1.0f / (float)p as its scale (the same float when p is a float value).
+ *  p = 0 is accepted and keeps nothing: every element is `in[i] * 0` (the
+ *  infinite scale is never used).  A p so small that the dtype's 1/p is
+ *  infinite (f16: below about 1/65520) makes kept elements infinite (NaN
+ *  for a kept 0).  `in` and `out` hold `count` elements of the dtype,
+ *  aligned to its size, and may be the same array (in place); either may be
+ *  NULL only when count is 0.  `out_capacity` is out's size in bytes.
+ *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL; `in` or `out`
+ *  not aligned to the element size; a bad spec: struct_size, a non-zero
+ *  byte past the fields this library knows, reserved, a distribution other
+ *  than BERNOULLI, a dtype other than F32, F16 or BF16 (the message names
+ *  it), p outside 0..1 or not finite, torch-eager-cuda's sm_count or
+ *  max_threads_per_sm, threads above 64; an offset that is not a multiple
+ *  of 4; numel < first + count); `RNGTRK_E_BUFFER_TOO_SMALL`
+ *  (out_capacity < count * element size); `RNGTRK_E_OVERFLOW` (first +
+ *  count passes 2^64; the triton layout's counter reaches 2^63).  A refused
+ *  call writes nothing.  Added in 0.1. */
+RNGTRK_API rngtrk_status rngtrk_dropout(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                        uint64_t first, uint64_t count, const void *in, void *out,
+                                        size_t out_capacity);
+
+/** `rngtrk_dropout` of the box from `start` of extent `local_shape` of an
+ *  n-d tensor of `global_shape` (row-major, `ndim` dimensions,
+ *  1 <= ndim <= RNGTRK_MAX_NDIM): element i of `in` and `out` (row-major in
+ *  the box) takes the keep flag of its global row-major index, so every
+ *  rank's box equals the same box of the whole tensor's dropout.  For the
+ *  torch-eager-cuda layout the whole tensor's element count is the product
+ *  of global_shape (spec->numel is not used), as `rngtrk_sample_slice`.
+ *  `in` and `out` hold the box's elements and may be the same array, or
+ *  NULL when the box is empty.  Returns as `rngtrk_dropout`, and
+ *  `RNGTRK_E_INVALID_ARGUMENT` for a box outside the tensor, ndim 0 or
+ *  above RNGTRK_MAX_NDIM, or a NULL shape; `RNGTRK_E_OVERFLOW` if the
+ *  tensor has 2^64 elements or more.  Added in 0.1. */
+RNGTRK_API rngtrk_status rngtrk_dropout_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                              size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                              const uint64_t *local_shape, const void *in, void *out,
+                                              size_t out_capacity);
+
 /** The offset a tracker moves by when it draws a tensor of `numel`
  *  elements with `spec` (what the layout consumes): stateless
  *  4 * ceil(numel / E) (E = 2 for 64-bit dtypes, else 4); nvfuser 4;
@@ -895,6 +947,25 @@ RNGTRK_API rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *sta
 RNGTRK_API rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
                                                  uint64_t first, uint64_t count, const float *device_in,
                                                  float *device_out, void *stream);
+
+/** `rngtrk_dropout` with `device_in` and `device_out` in device memory, on
+ *  `stream`: one kernel that reads the input and writes the output (no mask
+ *  in memory), the same bits as the CPU (a NaN's payload aside: a GPU's
+ *  multiply writes its canonical NaN).  Statuses as `rngtrk_dropout`, plus
+ *  `RNGTRK_E_UNAVAILABLE` (no device, a library built without CUDA, or a
+ *  launch failed).  Every check, misaligned pointers included, happens
+ *  before any launch.  Added in 0.1. */
+RNGTRK_API rngtrk_status rngtrk_cuda_dropout(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                             uint64_t first, uint64_t count, const void *device_in, void *device_out,
+                                             size_t out_capacity, void *stream);
+
+/** `rngtrk_dropout_slice` with `device_in` and `device_out` in device
+ *  memory, on `stream`, in one kernel.  Statuses as `rngtrk_dropout_slice`,
+ *  plus `RNGTRK_E_UNAVAILABLE`.  Added in 0.1. */
+RNGTRK_API rngtrk_status rngtrk_cuda_dropout_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                                   size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                                   const uint64_t *local_shape, const void *device_in,
+                                                   void *device_out, size_t out_capacity, void *stream);
 
 /** Graph-safe sampling: the kernel reads the state from `device_state` (two
  *  uint64_t in device memory: seed, offset) when it runs, not when it is

@@ -21,11 +21,13 @@ bool usable(std::string *why);
 // `out`, on `stream` (a cudaStream_t; NULL: the default stream).  With
 // `device_state` (two u64 in device memory: seed, offset) the kernel reads
 // the state there at run time (graph-safe) instead of using `state`.
-// Dropout reads `in` (device memory).  Throws Error on a launch failure.
+// Dropout reads `in` (device memory, the data's dtype).  Throws Error on a
+// launch failure.
 void generate(const SampleSpec &spec, const PhiloxState &state, const uint64_t *device_state, uint64_t numel,
-              uint64_t first, uint64_t count, void *out, const float *in, void *stream);
+              uint64_t first, uint64_t count, void *out, const void *in, void *stream);
 
-// The box of a checked slice request into device memory.
+// The box of a checked slice request into device memory (dropout: from
+// the request's `in`, device memory too).
 void generate_slice(const SliceRequest &request, const PhiloxState &state, void *stream);
 
 // device_state[1] += increment rounded up to a multiple of 4, on the device

@@ -398,6 +398,21 @@ __device__ inline uint32_t round_to_bf16(float value) {
 RNGTRK_HD inline uint16_t to_f16_bits(float value) { return static_cast<uint16_t>(round_to_f16(value)); }
 RNGTRK_HD inline uint16_t to_bf16_bits(float value) { return static_cast<uint16_t>(round_to_bf16(value)); }
 
+// The other way: the float value of f16 or bf16 bits, exact (every half and
+// bfloat16 is a float).  A NaN keeps its sign and payload (shifted into the
+// float's mantissa).  Bit operations and one exact conversion, the same on
+// every path.
+RNGTRK_HD inline float from_f16_bits(uint16_t h) {
+    const uint32_t sign = uint32_t{h & 0x8000u} << 16, exponent = (h >> 10) & 0x1Fu, mantissa = h & 0x3FFu;
+    if (exponent == 0x1F) return from_bits32(sign | 0x7F800000u | mantissa << 13);  // inf or NaN
+    if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24, exact in float
+        const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+        return sign != 0 ? -magnitude : magnitude;
+    }
+    return from_bits32(sign | (exponent + 112) << 23 | mantissa << 13);  // rebias 15 -> 127
+}
+RNGTRK_HD inline float from_bf16_bits(uint16_t h) { return from_bits32(uint32_t{h} << 16); }
+
 }  // namespace
 }  // namespace det
 }  // namespace rngtrk

@@ -87,6 +87,43 @@ RNGTRK_HD inline uint8_t keep(uint32_t w, float p) {
     return u01_f32<L>(w) < p ? 1 : 0;
 }
 
+// -- dropout: one element of f32, f16 or bf16 data ------------------------------
+
+// The data as float (exact) and back (f16 and bf16 rounded to nearest even:
+// det_math.h's conversions, the ones normal and uniform f16/bf16 use).
+template <DType T>
+struct DropoutData;
+template <>
+struct DropoutData<DType::f32> {
+    using Storage = float;
+    RNGTRK_HD static float load(float x) { return x; }
+    RNGTRK_HD static float store(float v) { return v; }
+};
+template <>
+struct DropoutData<DType::f16> {
+    using Storage = uint16_t;  // the half's bits
+    RNGTRK_HD static float load(uint16_t x) { return det::from_f16_bits(x); }
+    RNGTRK_HD static uint16_t store(float v) { return det::to_f16_bits(v); }
+};
+template <>
+struct DropoutData<DType::bf16> {
+    using Storage = uint16_t;  // the bfloat16's bits
+    RNGTRK_HD static float load(uint16_t x) { return det::from_bf16_bits(x); }
+    RNGTRK_HD static uint16_t store(float v) { return det::to_bf16_bits(v); }
+};
+
+// Dropout of the data element x whose keep flag (keep<L>) is `kept`:
+// computed in float and rounded once to T, x * scale when kept, else x * 0
+// -- so a dropped NaN stays NaN and a dropped negative gives -0, as torch's
+// x * mask * scale -- or +0 when `zero_dropped` (rngtrk_dropout_f32's rule).
+// `scale` is the value of the dtype's 1/p (SampleSpec::scale32).
+template <DType T>
+RNGTRK_HD inline typename DropoutData<T>::Storage dropout_element(typename DropoutData<T>::Storage x, uint8_t kept,
+                                                                  float scale, bool zero_dropped) {
+    const float v = DropoutData<T>::load(x);
+    return DropoutData<T>::store(kept ? v * scale : zero_dropped ? 0.0f : v * 0.0f);
+}
+
 // -- normal: Box-Muller on pairs of units (docs/streams.md) ------------------
 // Written for any lanes of words: one element pair per call on the scalar
 // engine and the GPU, 8 or 16 on the SIMD engines (normal_groups.h).

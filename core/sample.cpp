@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "counted.h"
+#include "elements.h"
 #include "error.h"
 #include "layouts.h"
 #include "sample_engines.h"
@@ -15,8 +16,46 @@ namespace rngtrk {
 
 namespace {
 
-size_t out_element_bytes(const SampleSpec &spec) {
-    return spec.dist == Dist::dropout ? sizeof(float) : element_bytes(spec.dtype);
+// Bytes of an element of out (and of dropout's in: the data dtype's).
+size_t out_element_bytes(const SampleSpec &spec) { return element_bytes(spec.dtype); }
+
+// Dropout's input, when the request has elements to read.
+void check_input(const SampleSpec &spec, bool any, const void *in, const char *in_name) {
+    if (spec.dist != Dist::dropout || !any) return;
+    if (in == nullptr) fail(Status::invalid_argument, std::string(in_name) + " is NULL");
+    check_aligned(in, out_element_bytes(spec), in_name);
+}
+
+// Dropout of elements [first, first + count) of the tensor, whose data are
+// `in` and `out` (count elements each; the same array or apart): the keep
+// flags of a chunk from the engine, then the data.
+template <DType T>
+void dropout_span(const SampleSpec &s, const PhiloxState &state, uint64_t numel, uint64_t first, uint64_t count,
+                  const void *in, void *out) {
+    using Storage = typename DropoutData<T>::Storage;
+    const Storage *x = static_cast<const Storage *>(in);
+    Storage *y = static_cast<Storage *>(out);
+    constexpr uint64_t kChunk = 16384;
+    unsigned char mask[kChunk];
+    const float scale = s.scale32;
+    const bool zero_dropped = s.zero_dropped;
+    for (uint64_t done = 0; done < count; done += kChunk) {
+        const uint64_t n = count - done < kChunk ? count - done : kChunk;
+        cpu_path().generate(s, state, numel, first + done, n, mask);
+        for (uint64_t i = 0; i < n; ++i) y[done + i] = dropout_element<T>(x[done + i], mask[i], scale, zero_dropped);
+    }
+}
+
+// Elements [first, first + count) of a request to `out` (and from `in`,
+// for dropout), `count` elements each.
+void generate_span(const SampleSpec &s, const PhiloxState &state, uint64_t numel, uint64_t first, uint64_t count,
+                   const void *in, void *out) {
+    if (s.dist != Dist::dropout) return cpu_path().generate(s, state, numel, first, count, out);
+    switch (s.dtype) {
+        case DType::f16: return dropout_span<DType::f16>(s, state, numel, first, count, in, out);
+        case DType::bf16: return dropout_span<DType::bf16>(s, state, numel, first, count, in, out);
+        default: return dropout_span<DType::f32>(s, state, numel, first, count, in, out);
+    }
 }
 
 void check_capacity(uint64_t count, size_t element, const void *out, size_t capacity) {
@@ -106,7 +145,8 @@ void check_elements(uint64_t first, uint64_t count, size_t element_bytes, const 
 }
 
 RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first, uint64_t count, void *out,
-                         size_t out_capacity) {
+                         size_t out_capacity, const void *in, const char *in_name) {
+    check_input(spec, count != 0, in, in_name);
     check_elements(first, count, out_element_bytes(spec), out, out_capacity);
     if (spec.layout == Layout::eager_cuda) {
         if (first + count < first) fail(Status::overflow, "first + count passes 2^64 - 1 for torch-eager-cuda");
@@ -114,24 +154,26 @@ RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first,
         if (numel < first + count)
             fail(Status::invalid_argument, "numel " + std::to_string(numel) + " is less than first + count");
     }
-    return RangeRequest{spec, numel, first, count, out};
+    return RangeRequest{spec, numel, first, count, out, spec.dist == Dist::dropout ? in : nullptr};
 }
 
 void run_range(const RangeRequest &r, const PhiloxState &state) {
     const size_t eb = out_element_bytes(r.spec);
     unsigned char *out = static_cast<unsigned char *>(r.out);
+    const unsigned char *in = static_cast<const unsigned char *>(r.in);
     split_range(r.first, r.count, parts_for(r.spec, r.count), [&](uint64_t first, uint64_t count, uint64_t at) {
-        cpu_path().generate(r.spec, state, r.numel, first, count, out + at * eb);
+        generate_span(r.spec, state, r.numel, first, count, in == nullptr ? nullptr : in + at * eb, out + at * eb);
     });
 }
 
 SliceRequest check_slice(const SampleSpec &spec, size_t ndim, const uint64_t *global, const uint64_t *start,
-                         const uint64_t *local, void *out, size_t out_capacity) {
+                         const uint64_t *local, void *out, size_t out_capacity, const void *in,
+                         const char *in_name) {
     if (ndim == 0 || ndim > kMaxSliceDims)
         fail(Status::invalid_argument, "ndim must be 1 to " + std::to_string(kMaxSliceDims));
     if (global == nullptr || start == nullptr || local == nullptr)
         fail(Status::invalid_argument, "global_shape, start and local_shape must not be NULL");
-    SliceRequest r{spec, ndim, {}, {}, {}, 1, out};
+    SliceRequest r{spec, ndim, {}, {}, {}, 1, out, spec.dist == Dist::dropout ? in : nullptr};
     uint64_t box = 1;
     for (size_t d = 0; d < ndim; ++d) {
         r.global[d] = global[d], r.start[d] = start[d], r.local[d] = local[d];
@@ -144,6 +186,7 @@ SliceRequest check_slice(const SampleSpec &spec, size_t ndim, const uint64_t *gl
         r.numel *= global[d];
         box = local[d] == 0 || box == 0 ? 0 : box * local[d];  // <= numel: no overflow
     }
+    check_input(spec, box != 0, in, in_name);
     check_capacity(box, out_element_bytes(spec), out, out_capacity);
     return r;
 }
@@ -155,6 +198,7 @@ void run_slice(const SliceRequest &r, const PhiloxState &state) {
     if (rows == 0 || r.local[last] == 0) return;
     const size_t eb = out_element_bytes(r.spec);
     unsigned char *out = static_cast<unsigned char *>(r.out);
+    const unsigned char *in = static_cast<const unsigned char *>(r.in);
     // Rows [row0, row1) of the box, each a 1-D range of the whole tensor.
     const auto rows_part = [&](uint64_t row0, uint64_t row1) {
         uint64_t index[kMaxSliceDims] = {};  // position of row0 within the box, last dim excluded
@@ -162,7 +206,8 @@ void run_slice(const SliceRequest &r, const PhiloxState &state) {
         for (uint64_t row = row0; row < row1; ++row) {
             uint64_t g = 0;  // global row-major index of the row's first element
             for (size_t d = 0; d < r.ndim; ++d) g = g * r.global[d] + r.start[d] + (d < last ? index[d] : 0);
-            cpu_path().generate(r.spec, state, r.numel, g, r.local[last], out + row * r.local[last] * eb);
+            const uint64_t at = row * r.local[last] * eb;
+            generate_span(r.spec, state, r.numel, g, r.local[last], in == nullptr ? nullptr : in + at, out + at);
             for (size_t d = last; d-- > 0;) {  // next row: odometer over the leading dims
                 if (++index[d] < r.local[d]) break;
                 index[d] = 0;
@@ -171,19 +216,6 @@ void run_slice(const SliceRequest &r, const PhiloxState &state) {
     };
     const unsigned parts = rows > 1 ? parts_for(r.spec, rows * r.local[last]) : 1;
     run_parts(parts, [&](unsigned i) { rows_part(rows * i / parts, rows * (i + 1) / parts); });
-}
-
-void run_dropout(const RangeRequest &r, const PhiloxState &state, const float *in, float *out) {
-    split_range(r.first, r.count, parts_for(r.spec, r.count), [&](uint64_t first, uint64_t count, uint64_t at) {
-        constexpr uint64_t kChunk = 16384;
-        unsigned char mask[kChunk];
-        const float scale = r.spec.scale32;
-        for (uint64_t done = 0; done < count; done += kChunk) {
-            const uint64_t n = count - done < kChunk ? count - done : kChunk;
-            cpu_path().generate(r.spec, state, r.numel, first + done, n, mask);
-            for (uint64_t i = 0; i < n; ++i) out[at + done + i] = mask[i] ? in[at + done + i] * scale : 0.0f;
-        }
-    });
 }
 
 }  // namespace rngtrk

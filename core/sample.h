@@ -1,6 +1,7 @@
-// Checked sampling requests: 1-D ranges, n-d slices and dropout, on the CPU
-// path chosen at load time (sample_engines.h).  Every function checks the
-// whole request before writing anything, and throws Error on a bad one.
+// Checked sampling requests: 1-D ranges and n-d slices, of samples or of
+// dropout (a request whose spec is a dropout spec, with its input), on the
+// CPU path chosen at load time (sample_engines.h).  Every function checks
+// the whole request before writing anything, and throws Error on a bad one.
 #pragma once
 
 #include <cstddef>
@@ -17,30 +18,33 @@ constexpr size_t kMaxSliceDims = 16;
 
 // A checked 1-D request; check it before anything changes, then run it
 // with the state (a tracker's is known only after it advances).
+// A dropout spec's request also takes its input `in` (named `in_name` in
+// messages), `count` elements of the data dtype like `out`, which it may
+// be; out[i] = dropout_element(in[i], keep(first + i)) (elements.h).
 struct RangeRequest {
     SampleSpec spec;
     uint64_t numel, first, count;
     void *out;
+    const void *in;  // dropout's input, else nullptr
 };
 RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first, uint64_t count, void *out,
-                         size_t out_capacity);
+                         size_t out_capacity, const void *in = nullptr, const char *in_name = "in");
 void run_range(const RangeRequest &request, const PhiloxState &state);
 
-// A checked n-d box request.
+// A checked n-d box request; for dropout, element i of the box (row-major)
+// of `in` and `out` takes the keep flag of its global row-major index.
 struct SliceRequest {
     SampleSpec spec;
     size_t ndim;
     uint64_t global[kMaxSliceDims], start[kMaxSliceDims], local[kMaxSliceDims];
     uint64_t numel;  // of the whole tensor
     void *out;
+    const void *in;  // dropout's input, else nullptr
 };
 SliceRequest check_slice(const SampleSpec &spec, size_t ndim, const uint64_t *global, const uint64_t *start,
-                         const uint64_t *local, void *out, size_t out_capacity);
+                         const uint64_t *local, void *out, size_t out_capacity, const void *in = nullptr,
+                         const char *in_name = "in");
 void run_slice(const SliceRequest &request, const PhiloxState &state);
-
-// Dropout over a checked range request whose spec is a dropout spec:
-// out[i] = keep(first + i) ? in[i] * scale : 0.
-void run_dropout(const RangeRequest &request, const PhiloxState &state, const float *in, float *out);
 
 // Throws INVALID_ARGUMENT unless `p` is aligned to `element` bytes (a
 // power of two); `what` names the argument.

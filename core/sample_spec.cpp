@@ -13,30 +13,30 @@ namespace rngtrk {
 
 namespace {
 
-void check_kinds(int layout, int dist, int dtype, bool for_dropout) {
+void check_kinds(int layout, int dist, int dtype, SpecUse use) {
     if (layout_row_of(static_cast<uint32_t>(layout)) == nullptr)
         fail(Status::invalid_argument, "unknown layout " + std::to_string(layout));
     if (dist < 0 || static_cast<unsigned>(dist) >= kDistCount)
         fail(Status::invalid_argument, "unknown distribution " + std::to_string(dist));
     if (dtype < 0 || static_cast<unsigned>(dtype) >= kDTypeCount)
         fail(Status::invalid_argument, "unknown dtype " + std::to_string(dtype));
-    if (for_dropout && static_cast<Dist>(dist) != Dist::bernoulli)
+    if (use != SpecUse::sample && static_cast<Dist>(dist) != Dist::bernoulli)
         fail(Status::invalid_argument, "dropout needs the bernoulli distribution");
-    if (!makes_dtype(for_dropout ? Dist::dropout : static_cast<Dist>(dist), static_cast<DType>(dtype)))
+    if (use == SpecUse::dropout && !makes_dtype(Dist::dropout, static_cast<DType>(dtype)))
+        fail(Status::invalid_argument,
+             std::string("dropout takes f32, f16 or bf16 data, not dtype ") + kDTypeTable[dtype].name);
+    if (!makes_dtype(use == SpecUse::sample ? static_cast<Dist>(dist) : Dist::dropout, static_cast<DType>(dtype)) ||
+        (use == SpecUse::dropout_f32 && static_cast<DType>(dtype) != DType::f32))
         fail(Status::invalid_argument, std::string("distribution ") + kDistNames[dist] + " does not make dtype " +
-                                            kDTypeTable[dtype].name + (for_dropout ? " (dropout takes f32)" : ""));
+                                            kDTypeTable[dtype].name +
+                                            (use == SpecUse::dropout_f32 ? " (dropout takes f32)" : ""));
 }
 
 uint16_t to_16(DType dtype, float v) { return dtype == DType::f16 ? det::to_f16_bits(v) : det::to_bf16_bits(v); }
 
 // The float value of f16 or bf16 bits (exact).
 float from_16(DType dtype, uint16_t h) {
-    if (dtype == DType::bf16) return det::from_bits32(uint32_t{h} << 16);
-    const int exponent = (h >> 10) & 0x1F, mantissa = h & 0x3FF;
-    const float sign = h & 0x8000 ? -1.0f : 1.0f;
-    if (exponent == 0x1F) return mantissa ? NAN : sign * INFINITY;
-    if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa), -24);
-    return sign * std::ldexp(static_cast<float>(mantissa + 1024), exponent - 25);
+    return dtype == DType::f16 ? det::from_f16_bits(h) : det::from_bf16_bits(h);
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ float from_16(DType dtype, uint16_t h) {
 unsigned elements_per_block(const SampleSpec &spec) { return units_per_block(spec.dist, spec.dtype); }
 
 SpecFields default_fields(uint32_t layout, uint32_t distribution, uint32_t dtype) {
-    check_kinds(static_cast<int>(layout), static_cast<int>(distribution), static_cast<int>(dtype), false);
+    check_kinds(static_cast<int>(layout), static_cast<int>(distribution), static_cast<int>(dtype), SpecUse::sample);
     SpecFields f;
     f.layout = layout, f.distribution = distribution, f.dtype = dtype;
     f.param_a = static_cast<Dist>(distribution) == Dist::bernoulli ? 0.5 : 0.0;
@@ -54,14 +54,13 @@ SpecFields default_fields(uint32_t layout, uint32_t distribution, uint32_t dtype
     return f;
 }
 
-SampleSpec checked_spec(const SpecFields &s, bool for_dropout) {
-    check_kinds(static_cast<int>(s.layout), static_cast<int>(s.distribution), static_cast<int>(s.dtype),
-                for_dropout);
+SampleSpec checked_spec(const SpecFields &s, SpecUse use) {
+    check_kinds(static_cast<int>(s.layout), static_cast<int>(s.distribution), static_cast<int>(s.dtype), use);
 
     SampleSpec spec;
     spec.layout = static_cast<Layout>(s.layout);
     spec.dtype = static_cast<DType>(s.dtype);
-    spec.dist = for_dropout ? Dist::dropout : static_cast<Dist>(s.distribution);
+    spec.dist = use == SpecUse::sample ? static_cast<Dist>(s.distribution) : Dist::dropout;
     const double a = s.param_a, b = s.param_b;
     if (!std::isfinite(a) || !std::isfinite(b)) fail(Status::invalid_argument, "parameters must be finite");
     if (spec.dist == Dist::uniform) {
@@ -96,7 +95,17 @@ SampleSpec checked_spec(const SpecFields &s, bool for_dropout) {
     } else if (spec.dist == Dist::bernoulli || spec.dist == Dist::dropout) {
         if (!(a >= 0 && a <= 1)) fail(Status::invalid_argument, "bernoulli needs 0 <= p <= 1");
         spec.p32 = static_cast<float>(a);
-        spec.scale32 = 1.0f / spec.p32;  // inf for p = 0, never used: nothing is kept
+        // The scale is inf for p = 0, never used: nothing is kept.
+        if (use == SpecUse::dropout_f32) {
+            spec.scale32 = 1.0f / spec.p32;
+            spec.zero_dropped = true;
+        } else {
+            // The data dtype's 1/p, as torch.tensor(1.0 / p, dtype=...) makes
+            // it: the double rounded to float, then (f16, bf16) to the dtype.
+            spec.scale32 = static_cast<float>(1.0 / a);
+            if (spec.dtype == DType::f16 || spec.dtype == DType::bf16)
+                spec.scale32 = from_16(spec.dtype, to_16(spec.dtype, spec.scale32));
+        }
     }
     spec.sm_count = s.sm_count;
     spec.max_threads_per_sm = s.max_threads_per_sm;

@@ -16,7 +16,12 @@ struct SampleSpec {
     Dist dist = Dist::bits;
     DType dtype = DType::u32;
     // The parameters in the precision the elements are computed in.
+    // scale32: dropout's factor for a kept element, the value of the data
+    // dtype's 1/p as a float (inf for p = 0, never used: nothing is kept).
     float low32 = 0, range32 = 1, high32 = 1, mean32 = 0, std32 = 1, p32 = 0.5f, scale32 = 2;
+    // Dropout: a dropped element is written as +0 (rngtrk_dropout_f32's
+    // rule) instead of in * 0 (rngtrk_dropout's, torch's x * mask * scale).
+    bool zero_dropped = false;
     double low64 = 0, range64 = 1, high64 = 1, mean64 = 0, std64 = 1;
     uint16_t low16 = 0, high16 = 0;  // f16/bf16 bits of low and high (eager's bound test)
     uint32_t sm_count = 132, max_threads_per_sm = 2048;
@@ -43,10 +48,16 @@ struct SpecFields {
 // Error(Status::invalid_argument) on a combination the library does not make.
 SpecFields default_fields(uint32_t layout, uint32_t distribution, uint32_t dtype);
 
-// Checks the fields and converts them; `for_dropout` accepts BERNOULLI with
-// dtype F32 (the data type of rngtrk_dropout_f32) instead of U8.  Throws
+// What a spec is for: a sample (rngtrk_sample and its kin), rngtrk_dropout
+// (BERNOULLI with the data's dtype, F32, F16 or BF16, instead of U8: a kept
+// element times the data dtype's 1/p, a dropped one times 0), or
+// rngtrk_dropout_f32 (BERNOULLI with F32 data: a kept element times the
+// float 1/(float)p, a dropped one +0).
+enum class SpecUse { sample, dropout, dropout_f32 };
+
+// Checks the fields and converts them for `use`.  Throws
 // Error(Status::invalid_argument) with the reason.
-SampleSpec checked_spec(const SpecFields &fields, bool for_dropout);
+SampleSpec checked_spec(const SpecFields &fields, SpecUse use);
 
 // torch-eager-cuda's launch for a tensor of `numel` elements: T threads
 // (256 per block, blocks capped at sm_count * max_threads_per_sm / 256) and

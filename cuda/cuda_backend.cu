@@ -98,7 +98,7 @@ bool usable(std::string *why) {
 }
 
 void generate(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state, uint64_t numel,
-              uint64_t first, uint64_t count, void *out, const float *in, void *stream) {
+              uint64_t first, uint64_t count, void *out, const void *in, void *stream) {
     if (count == 0) return;
     const cudaStream_t cs = static_cast<cudaStream_t>(stream);
     plan_range(s, st, device_state, numel, first, count, out, in, [&](const auto &a, auto l, auto d, auto t, auto i) {
@@ -117,7 +117,7 @@ void generate_slice(const SliceRequest &r, const PhiloxState &st, void *stream) 
         constexpr Layout L = decltype(l)::value;
         constexpr Dist D = decltype(d)::value;
         constexpr DType T = decltype(t)::value;
-        if constexpr (D != Dist::dropout) launch<slice_kernel<L, D, T>>(a, static_cast<cudaStream_t>(stream));
+        launch<slice_kernel<L, D, T>>(a, static_cast<cudaStream_t>(stream));
     });
 }
 

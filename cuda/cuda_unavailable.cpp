@@ -20,7 +20,7 @@ bool usable(std::string *why) {
 }
 
 void generate(const SampleSpec &, const PhiloxState &, const uint64_t *, uint64_t, uint64_t, uint64_t, void *,
-              const float *, void *) {
+              const void *, void *) {
     unavailable();
 }
 

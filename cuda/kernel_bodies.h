@@ -49,16 +49,17 @@ template <> struct StorageOf<DType::f64> { using type = double; };
 
 template <Dist D, DType T>
 struct Kind {
-    using Out = typename StorageOf<T>::type;  // the output element (dropout: f32 data)
+    using Out = typename StorageOf<T>::type;  // the output element (dropout: its data, f32, f16 or bf16 bits)
     // What block_values makes per element: the element, or dropout's keep flag.
     using Value = typename std::conditional<D == Dist::dropout, uint8_t, Out>::type;
     static constexpr unsigned units = units_per_block(D, T);
 };
 
-// Element r of the output from its value (dropout: in[r] scaled, or 0).
-template <Dist D, class Out, class Value, class Index>
-RNGTRK_HD inline void put(Out *out, const float *in, Index r, Value v, float scale) {
-    if constexpr (D == Dist::dropout) out[r] = v ? in[r] * scale : 0.0f;
+// Element r of the output from its value (dropout: in[r] through
+// dropout_element with its keep flag v; `in` has the output's type).
+template <Dist D, DType T, class Out, class Value, class Index>
+RNGTRK_HD inline void put(Out *out, const Out *in, Index r, Value v, const SampleSpec &s) {
+    if constexpr (D == Dist::dropout) out[r] = dropout_element<T>(in[r], v, s.scale32, s.zero_dropped);
     else out[r] = v;
 }
 
@@ -181,7 +182,7 @@ struct InOrderArgs {
     uint64_t blocks;               // Philox blocks they touch, from block first / E on
     bool whole_blocks_aligned;     // every whole block lands on out (and in) aligned to its size
     void *out;
-    const float *in;               // dropout's input, else NULL
+    const void *in;                // dropout's input (the output's dtype), else NULL
 };
 
 // Thread item j computes block first / E + j and writes its elements that
@@ -196,10 +197,10 @@ RNGTRK_HD inline void in_order_body(ThreadPos p, const InOrderArgs &a) {
     read_state(a.device_state, &seed, &base);
     const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
     Out *out = static_cast<Out *>(a.out);
+    const Out *in = static_cast<const Out *>(a.in);
     if constexpr (L == Layout::triton) {  // item j is element first + j, counter offset + first + j
         for (uint64_t j = first_item(p); j < a.count; j += item_stride(p))
-            put<D>(out, a.in, j, triton_value<D, T>(a.spec, triton_block(4 * base + a.first + j, k0, k1)),
-                   a.spec.scale32);
+            put<D, T>(out, in, j, triton_value<D, T>(a.spec, triton_block(4 * base + a.first + j, k0, k1)), a.spec);
         return;
     }
     const uint64_t b0 = a.first / E;
@@ -212,9 +213,10 @@ RNGTRK_HD inline void in_order_body(ThreadPos p, const InOrderArgs &a) {
             const uint64_t i0 = g0 - a.first;
             Out o[E];
             if constexpr (D == Dist::dropout) {
-                float x[E];
-                load_bytes<sizeof x>(x, a.in + i0);
-                for (unsigned c = 0; c < E; ++c) o[c] = v[c] ? x[c] * a.spec.scale32 : 0.0f;
+                Out x[E];
+                load_bytes<sizeof x>(x, in + i0);
+                for (unsigned c = 0; c < E; ++c)
+                    o[c] = dropout_element<T>(x[c], v[c], a.spec.scale32, a.spec.zero_dropped);
             } else {
                 for (unsigned c = 0; c < E; ++c) o[c] = v[c];
             }
@@ -223,7 +225,7 @@ RNGTRK_HD inline void in_order_body(ThreadPos p, const InOrderArgs &a) {
         }
         for (unsigned c = 0; c < E; ++c) {
             const uint64_t g = g0 + c;
-            if (g >= a.first && g - a.first < a.count) put<D>(out, a.in, g - a.first, v[c], a.spec.scale32);
+            if (g >= a.first && g - a.first < a.count) put<D, T>(out, in, g - a.first, v[c], a.spec);
         }
     }
 }
@@ -240,7 +242,7 @@ struct EagerArgs {
     uint64_t pairs;    // (slab, thread) pairs from (k_first, 0) to the last slab's end
     bool narrow;       // every element index and item count below 2^30: 32-bit arithmetic suffices
     void *out;
-    const float *in;
+    const void *in;
 };
 
 // Item j is the pair (k_first + j / T, j % T); a thread walks its items
@@ -262,6 +264,7 @@ RNGTRK_HD inline void eager_body(ThreadPos p, const EagerArgs &a) {
     read_state(a.device_state, &seed, &base);
     const uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
     Out *out = static_cast<Out *>(a.out);
+    const Out *in = static_cast<const Out *>(a.in);
     const I threads = static_cast<I>(a.T), slab = threads * U, first = static_cast<I>(a.first);
     const I count = static_cast<I>(a.count), pairs = static_cast<I>(a.pairs);
     const I stride = static_cast<I>(item_stride(p)), dk = stride / threads, dt = stride % threads;
@@ -277,10 +280,10 @@ RNGTRK_HD inline void eager_body(ThreadPos p, const EagerArgs &a) {
         block_values<Layout::eager_cuda, D, T>(a.spec, w, v);
         const I r0 = e0 - first;
         if (r0 < inner) {  // the common case: no test per element
-            for (unsigned i = 0; i < U; ++i) put<D>(out, a.in, r0 + i * threads, v[i], a.spec.scale32);
+            for (unsigned i = 0; i < U; ++i) put<D, T>(out, in, r0 + i * threads, v[i], a.spec);
         } else {
             for (unsigned i = 0; i < U; ++i)
-                if (r0 + i * threads < count) put<D>(out, a.in, r0 + i * threads, v[i], a.spec.scale32);
+                if (r0 + i * threads < count) put<D, T>(out, in, r0 + i * threads, v[i], a.spec);
         }
         counter += dk, t += dt, e0 += step;
         if (t >= threads) t -= threads, ++counter, e0 += slab - threads;
@@ -288,6 +291,7 @@ RNGTRK_HD inline void eager_body(ThreadPos p, const EagerArgs &a) {
 }
 
 // -- n-d slices: item j is element j of the box, in row-major order ----------
+// (dropout: element j of `in` too, with the keep flag of its global index)
 
 struct SliceArgs {
     SampleSpec spec;
@@ -297,6 +301,7 @@ struct SliceArgs {
     uint64_t T;    // eager layout: torch's threads for the whole tensor
     uint64_t box;  // elements of the box
     void *out;
+    const void *in;  // dropout's input (the output's dtype), else NULL
 };
 
 template <Layout L, Dist D, DType T>
@@ -304,6 +309,7 @@ RNGTRK_HD inline void slice_body(ThreadPos p, const SliceArgs &a) {
     using K = Kind<D, T>;
     using Out = typename K::Out;
     Out *out = static_cast<Out *>(a.out);
+    const Out *in = static_cast<const Out *>(a.in);
     for (uint64_t j = first_item(p); j < a.box; j += item_stride(p)) {
         uint64_t rem = j, g = 0, stride = 1;
         for (size_t d = a.ndim; d-- > 0;) {
@@ -314,11 +320,11 @@ RNGTRK_HD inline void slice_body(ThreadPos p, const SliceArgs &a) {
         unsigned c;
         const PhiloxBlock w = element_block<L>(a.seed, a.offset, g, K::units, a.T, &c);
         if constexpr (L == Layout::triton) {
-            out[j] = triton_value<D, T>(a.spec, w);
+            put<D, T>(out, in, j, triton_value<D, T>(a.spec, w), a.spec);
         } else {
-            Out v[K::units];
+            typename K::Value v[K::units];
             block_values<L, D, T>(a.spec, w, v);
-            out[j] = v[c];
+            put<D, T>(out, in, j, v[c], a.spec);
         }
     }
 }
@@ -361,7 +367,12 @@ void with_kind(const SampleSpec &s, F &&f) {
                     default: return f(l, DistC<Dist::normal>{}, DTypeC<DType::f32>{});
                 }
             case Dist::bernoulli: return f(l, DistC<Dist::bernoulli>{}, DTypeC<DType::u8>{});
-            case Dist::dropout: return f(l, DistC<Dist::dropout>{}, DTypeC<DType::f32>{});
+            case Dist::dropout:  // the data's dtype
+                switch (s.dtype) {
+                    case DType::f16: return f(l, DistC<Dist::dropout>{}, DTypeC<DType::f16>{});
+                    case DType::bf16: return f(l, DistC<Dist::dropout>{}, DTypeC<DType::bf16>{});
+                    default: return f(l, DistC<Dist::dropout>{}, DTypeC<DType::f32>{});
+                }
         }
     };
     switch (s.layout) {

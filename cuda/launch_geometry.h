@@ -40,12 +40,13 @@ inline bool whole_blocks_aligned(const void *p, uint64_t first, uint64_t E, size
     return (reinterpret_cast<uintptr_t>(p) + lead * bytes) % (E * bytes) == 0;
 }
 
-// The data bytes of one output element (a bernoulli mask: 1; dropout: f32).
+// The data bytes of one output element (a bernoulli mask: 1; dropout: its
+// data's dtype, which its input shares).
 inline size_t output_bytes(const SampleSpec &s) { return element_bytes(s.dtype); }
 
 // Stateless, nvfuser and triton: elements [first, first + count), count > 0.
 inline InOrderArgs plan_in_order(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state,
-                                 uint64_t first, uint64_t count, void *out, const float *in) {
+                                 uint64_t first, uint64_t count, void *out, const void *in) {
     const uint64_t E = elements_per_block(s);
     InOrderArgs a{};
     a.spec = s, a.seed = st.seed, a.base = st.offset / 4, a.device_state = device_state;
@@ -53,7 +54,7 @@ inline InOrderArgs plan_in_order(const SampleSpec &s, const PhiloxState &st, con
     // A per-element walk (triton): one item per element, its own block.
     a.blocks = layout_row(s.layout).walk == Walk::per_element ? count : (first + (count - 1)) / E - first / E + 1;
     a.whole_blocks_aligned = whole_blocks_aligned(out, first, E, output_bytes(s)) &&
-                             whole_blocks_aligned(in, first, E, sizeof(float));
+                             whole_blocks_aligned(in, first, E, output_bytes(s));
     return a;
 }
 
@@ -61,7 +62,7 @@ inline InOrderArgs plan_in_order(const SampleSpec &s, const PhiloxState &st, con
 // tensor, count > 0.  The items are the (slab, thread) pairs from the
 // first slab's thread 0 to the last slab's end.
 inline EagerArgs plan_eager(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state, uint64_t numel,
-                            uint64_t first, uint64_t count, void *out, const float *in) {
+                            uint64_t first, uint64_t count, void *out, const void *in) {
     const EagerLaunch launch = eager_launch(s, numel);
     const uint64_t slab = launch.threads * launch.unroll, last = first + (count - 1);
     EagerArgs a{};
@@ -80,7 +81,7 @@ inline EagerArgs plan_eager(const SampleSpec &s, const PhiloxState &st, const ui
 // A checked n-d box.
 inline SliceArgs plan_slice(const SliceRequest &r, const PhiloxState &st) {
     SliceArgs a{};
-    a.spec = r.spec, a.seed = st.seed, a.offset = st.offset, a.ndim = r.ndim, a.out = r.out;
+    a.spec = r.spec, a.seed = st.seed, a.offset = st.offset, a.ndim = r.ndim, a.out = r.out, a.in = r.in;
     a.box = 1;
     for (size_t d = 0; d < r.ndim; ++d) {
         a.global[d] = r.global[d], a.start[d] = r.start[d], a.local[d] = r.local[d];
@@ -102,7 +103,7 @@ struct IndexC {
 // the body itself, so both take the same decisions.
 template <class Run>
 void plan_range(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state, uint64_t numel,
-                uint64_t first, uint64_t count, void *out, const float *in, Run &&run) {
+                uint64_t first, uint64_t count, void *out, const void *in, Run &&run) {
     with_kind(s, [&](auto l, auto d, auto t) {
         if constexpr (decltype(l)::value == Layout::eager_cuda) {
             const EagerArgs a = plan_eager(s, st, device_state, numel, first, count, out, in);

@@ -1,6 +1,9 @@
 #include "support.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -89,6 +92,75 @@ rngtrk_status status_from_name(const std::string &name) {
         if (name == row.name) return row.code;
     ADD_FAILURE() << "unknown status name " << name;
     return RNGTRK_E_INTERNAL;
+}
+
+// bf16 bits of a float, round to nearest even, written here from the
+// definition (the nearer of the two bf16 neighbours, ties to the even one),
+// apart from the library's det::to_bf16_bits.
+uint16_t bf16_nearest(float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, 4);
+    if (std::isnan(v)) return static_cast<uint16_t>((b >> 16) | 0x0040u);
+    if (std::isinf(v)) return static_cast<uint16_t>(b >> 16);
+    const uint32_t down = b & 0xFFFF0000u, up = down + 0x10000u;
+    float lo, hi;
+    std::memcpy(&lo, &down, 4);
+    std::memcpy(&hi, &up, 4);
+    // Past the largest bfloat16 the next step up is infinity, which stands
+    // here as 2^128 (as IEEE 754 rounds an overflow).
+    const double hi_value = std::isinf(hi) ? std::copysign(0x1p128, double(v)) : double(hi);
+    const double dl = std::fabs(double(v) - lo), dh = std::fabs(hi_value - v);  // exact in double
+    if (dl != dh) return static_cast<uint16_t>((dl < dh ? down : up) >> 16);
+    return static_cast<uint16_t>(((down >> 16) & 1) == 0 ? down >> 16 : up >> 16);
+}
+
+// The positive halves 0 .. 0x7C00 decoded to doubles (exact), infinity
+// standing as 2^16, one step past the largest half.
+static const std::vector<double> &half_table() {
+    static const std::vector<double> halves = [] {
+        std::vector<double> t;
+        for (uint32_t bits = 0; bits <= 0x7C00u; ++bits) {
+            const uint32_t exp = bits >> 10, man = bits & 0x3FFu;
+            t.push_back(exp == 0 ? std::ldexp(double(man), -24) : std::ldexp(double(1024 + man), int(exp) - 25));
+        }
+        return t;
+    }();
+    return halves;
+}
+
+// f16 bits of a float, round to nearest even, from the definition: every
+// positive half decoded to a double (exact), the nearer of the two
+// neighbours taken, ties to the even pattern.  Infinity stands in the table
+// as 2^16, so 65520 and above round to it as IEEE 754 says.  A table rather
+// than the compiler's _Float16, which C++ has only from g++ 13 (the aarch64
+// cross compiler is g++ 12).
+uint16_t f16_nearest(float v) {
+    const std::vector<double> &halves = half_table();
+    const uint16_t sign = std::signbit(v) ? 0x8000u : 0u;
+    if (std::isnan(v)) return static_cast<uint16_t>(sign | 0x7E00u);
+    const double a = std::fabs(double(v));
+    if (a >= 65536.0) return static_cast<uint16_t>(sign | 0x7C00u);
+    const size_t hi = static_cast<size_t>(std::lower_bound(halves.begin(), halves.end(), a) - halves.begin());
+    if (halves[hi] == a) return static_cast<uint16_t>(sign | hi);
+    const size_t lo = hi - 1;  // a > 0 here, and halves[0] == 0
+    const double dl = a - halves[lo], dh = halves[hi] - a;
+    const size_t pick = dl != dh ? (dl < dh ? lo : hi) : (lo % 2 == 0 ? lo : hi);
+    return static_cast<uint16_t>(sign | pick);
+}
+
+float f16_value(uint16_t bits) {
+    const float sign = bits & 0x8000u ? -1.0f : 1.0f;
+    const uint16_t magnitude = bits & 0x7FFFu;
+    if (magnitude > 0x7C00u) return std::copysign(NAN, sign);
+    if (magnitude == 0x7C00u) return sign * INFINITY;
+    return sign * static_cast<float>(half_table()[magnitude]);
+}
+
+float bf16_value(uint16_t bits) {
+    const uint32_t b = uint32_t{bits} << 16;
+    float v;
+    std::memcpy(&v, &b, 4);
+    return v;
 }
 
 }  // namespace rngtrk_test

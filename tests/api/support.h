@@ -50,6 +50,18 @@ rngtrk_parallel_rank make_rank(uint32_t tp, uint32_t pp, uint32_t dp, uint32_t e
 // Status value of a name such as "RNGTRK_E_CORRUPT"; fails the test if unknown.
 rngtrk_status status_from_name(const std::string &name);
 
+// Rounding oracles written in the tests from the definitions, apart from
+// the library's det::to_f16_bits and det::to_bf16_bits: the f16 or bf16 bits
+// nearest to a float, ties to the even pattern, overflowing to infinity.  A
+// NaN gives the library's documented quiet NaN: f16 sign | 0x7E00, bf16 the
+// float's top 16 bits with the quiet bit (0x0040) set.
+uint16_t f16_nearest(float v);
+uint16_t bf16_nearest(float v);
+// The value of f16 or bf16 bits (exact; a NaN as a quiet float NaN of the
+// same sign: the payload does not survive the rounding back, f16's rule).
+float f16_value(uint16_t bits);
+float bf16_value(uint16_t bits);
+
 }  // namespace rngtrk_test
 
 // Asserts a status and that rngtrk_last_error() says something.

@@ -261,47 +261,6 @@ TEST(Sample, StatelessU32AndUniformF32AreTheCoreStream) {
     EXPECT_EQ(f, sample_as<float>(st, make_spec(RNGTRK_LAYOUT_STATELESS, kKinds[2]), 5, 777));
 }
 
-// bf16 bits of a float, round to nearest even, written here from the
-// definition (the nearer of the two bf16 neighbours, ties to the even one),
-// apart from the library's det::to_bf16_bits.
-static uint16_t bf16_nearest(float v) {
-    uint32_t b;
-    std::memcpy(&b, &v, 4);
-    const uint32_t down = b & 0xFFFF0000u, up = down + 0x10000u;
-    float lo, hi;
-    std::memcpy(&lo, &down, 4);
-    std::memcpy(&hi, &up, 4);
-    const double dl = std::fabs(double(v) - lo), dh = std::fabs(double(hi) - v);  // exact in double
-    if (dl != dh) return static_cast<uint16_t>((dl < dh ? down : up) >> 16);
-    return static_cast<uint16_t>(((down >> 16) & 1) == 0 ? down >> 16 : up >> 16);
-}
-
-// f16 bits of a float, round to nearest even, from the definition: every
-// positive half decoded to a double (exact), the nearer of the two
-// neighbours taken, ties to the even pattern.  Infinity stands in the table
-// as 2^16, one step past the largest half, so 65520 and above round to it
-// as IEEE 754 says.  A table rather than the compiler's _Float16, which C++
-// has only from g++ 13 (the aarch64 cross compiler is g++ 12).
-static uint16_t f16_nearest(float v) {
-    static const std::vector<double> halves = [] {
-        std::vector<double> t;
-        for (uint32_t bits = 0; bits <= 0x7C00u; ++bits) {
-            const uint32_t exp = bits >> 10, man = bits & 0x3FFu;
-            t.push_back(exp == 0 ? std::ldexp(double(man), -24) : std::ldexp(double(1024 + man), int(exp) - 25));
-        }
-        return t;
-    }();
-    const uint16_t sign = std::signbit(v) ? 0x8000u : 0u;
-    const double a = std::fabs(double(v));
-    if (a >= 65536.0) return static_cast<uint16_t>(sign | 0x7C00u);
-    const size_t hi = static_cast<size_t>(std::lower_bound(halves.begin(), halves.end(), a) - halves.begin());
-    if (halves[hi] == a) return static_cast<uint16_t>(sign | hi);
-    const size_t lo = hi - 1;  // a > 0 here, and halves[0] == 0
-    const double dl = a - halves[lo], dh = halves[hi] - a;
-    const size_t pick = dl != dh ? (dl < dh ? lo : hi) : (lo % 2 == 0 ? lo : hi);
-    return static_cast<uint16_t>(sign | pick);
-}
-
 // Normal f16 and bf16 are the f32 normal's value (mean + std * z computed
 // in float) rounded to nearest even, element for element, in every layout,
 // with the f32 normal's offset increment -- what drawing f32 and converting

@@ -3,11 +3,12 @@
 // and give the CPU engines' bits: every layout, distribution and dtype, odd
 // counts, unaligned firsts, ranges that start inside a Philox block or a CUDA
 // block, grid-stride loops (small SM counts), the torch-eager-cuda wave rule
-// for several SM counts, misaligned outputs, slices, dropout and the
-// graph-safe state.  No GPU is needed: this is the index arithmetic the GPU
-// runs, executed here.
+// for several SM counts, misaligned outputs, slices, dropout (f32, f16 and
+// bf16 data; ranges and slices; in place) and the graph-safe state.  No GPU
+// is needed: this is the index arithmetic the GPU runs, executed here.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -33,18 +34,29 @@ void run_grid(uint64_t items, uint32_t sm_count, uint32_t blocks_per_sm, Body bo
         for (uint32_t t = 0; t < kBlockThreads; ++t) body(ThreadPos{b, t, grid, kBlockThreads});
 }
 
+// Which call a case is: a sample, rngtrk_dropout_f32 (f32 data, dropped
+// elements +0) or rngtrk_dropout (the dtype is the data's).
+enum class Drop { none, f32_only, data };
 struct KindCase {
     rngtrk_distribution dist;
     rngtrk_dtype dtype;
-    bool dropout;
+    Drop dropout;
 };
 const KindCase kKinds[] = {
-    {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32, false},       {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U64, false},
-    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, false},    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F64, false},
-    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16, false},    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_BF16, false},
-    {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, false},     {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64, false},
-    {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F16, false},     {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_BF16, false},
-    {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, false},   {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_F32, true}};
+    {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U32, Drop::none},       {RNGTRK_DIST_BITS, RNGTRK_DTYPE_U64, Drop::none},
+    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F32, Drop::none},    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F64, Drop::none},
+    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_F16, Drop::none},    {RNGTRK_DIST_UNIFORM, RNGTRK_DTYPE_BF16, Drop::none},
+    {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F32, Drop::none},     {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F64, Drop::none},
+    {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_F16, Drop::none},     {RNGTRK_DIST_NORMAL, RNGTRK_DTYPE_BF16, Drop::none},
+    {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8, Drop::none},   {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_F32, Drop::f32_only},
+    {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_F32, Drop::data},  {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_F16, Drop::data},
+    {RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_BF16, Drop::data}};
+
+SpecUse use_of(const KindCase &k) {
+    return k.dropout == Drop::none   ? SpecUse::sample
+           : k.dropout == Drop::data ? SpecUse::dropout
+                                     : SpecUse::dropout_f32;
+}
 const rngtrk_layout kLayouts[] = {RNGTRK_LAYOUT_STATELESS, RNGTRK_LAYOUT_NVFUSER, RNGTRK_LAYOUT_TORCH_EAGER_CUDA,
                                    RNGTRK_LAYOUT_TRITON};
 
@@ -53,7 +65,8 @@ size_t width(rngtrk_dtype t) { return element_bytes(static_cast<DType>(t)); }
 
 rngtrk_sample_spec c_spec(rngtrk_layout layout, const KindCase &k) {
     rngtrk_sample_spec s;
-    EXPECT_EQ(RNGTRK_OK, RNGTRK_SAMPLE_SPEC_INIT(&s, layout, k.dist, k.dropout ? RNGTRK_DTYPE_U8 : k.dtype));
+    const rngtrk_dtype made = k.dropout != Drop::none ? RNGTRK_DTYPE_U8 : k.dtype;  // dropout: its mask's
+    EXPECT_EQ(RNGTRK_OK, RNGTRK_SAMPLE_SPEC_INIT(&s, layout, k.dist, made));
     s.dtype = k.dtype;
     if (k.dist == RNGTRK_DIST_UNIFORM) s.param_a = -1.5, s.param_b = 2.25;
     if (k.dist == RNGTRK_DIST_NORMAL) s.param_a = 0.5, s.param_b = 2.0;
@@ -63,7 +76,9 @@ rngtrk_sample_spec c_spec(rngtrk_layout layout, const KindCase &k) {
 
 std::string describe(rngtrk_layout layout, const KindCase &k, uint64_t first, uint64_t count) {
     return "layout " + std::to_string(layout) + " dist " + std::to_string(k.dist) + " dtype " +
-           std::to_string(k.dtype) + (k.dropout ? " dropout" : "") + " first " + std::to_string(first) + " count " +
+           std::to_string(k.dtype) +
+           (k.dropout == Drop::f32_only ? " dropout_f32" : k.dropout == Drop::data ? " dropout" : "") + " first " +
+           std::to_string(first) + " count " +
            std::to_string(count);
 }
 
@@ -90,8 +105,11 @@ struct Guarded {
 // The device run of a range request, emulated: plan it as the backend does,
 // run the body over the whole grid.
 // Returns whether the 32-bit eager body ran.
+// `once`: in place (in == out), where a second run would read the first's
+// output, the eager body runs once.
 bool device_range(const SampleSpec &s, const PhiloxState &st, const uint64_t *device_state, uint64_t numel,
-                  uint64_t first, uint64_t count, void *out, const float *in, uint32_t sms, uint32_t per_sm) {
+                  uint64_t first, uint64_t count, void *out, const void *in, uint32_t sms, uint32_t per_sm,
+                  bool once = false) {
     bool narrow = false;
     plan_range(s, st, device_state, numel, first, count, out, in, [&](const auto &a, auto l, auto d, auto t, auto i) {
         constexpr Layout L = decltype(l)::value;
@@ -101,8 +119,9 @@ bool device_range(const SampleSpec &s, const PhiloxState &st, const uint64_t *de
         if constexpr (L == Layout::eager_cuda) {
             run_grid(items(a), sms, per_sm, [&](ThreadPos p) { eager_body<D, T, I>(p, a); });
             if constexpr (std::is_same<I, uint32_t>::value) {
-                // The 64-bit body, which huge tensors take, gives the same bytes.
                 narrow = true;
+                if (once) return;
+                // The 64-bit body, which huge tensors take, gives the same bytes.
                 std::vector<unsigned char> bytes(count * element_bytes(s.dtype));
                 std::memcpy(bytes.data(), out, bytes.size());
                 std::memset(out, 0xA5, bytes.size());
@@ -122,6 +141,37 @@ struct Geometry {
 // One SM with one block forces long grid-stride loops; an H100's full wave
 // runs one item per thread.
 const Geometry kGeometries[] = {{1, 1}, {3, 2}, {132, 8}};
+
+// Dropout's input: `count` elements of the data dtype, with NaNs, infinities,
+// zeros of both signs, negatives, subnormals and ordinary values (f16 and
+// bf16: random bit patterns, which are all of those).
+std::vector<unsigned char> dropout_input(rngtrk_dtype dtype, uint64_t count, std::mt19937_64 &rng) {
+    std::vector<unsigned char> in(count * width(dtype));
+    if (dtype == RNGTRK_DTYPE_F32) {
+        const float special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -3e-39f};
+        for (uint64_t i = 0; i < count; ++i) {
+            const float ordinary = static_cast<float>(static_cast<int>(rng() % 2001) - 1000) * 0.37f;
+            const float v = i % 13 == 5 ? special[rng() % 8] : ordinary;
+            std::memcpy(in.data() + 4 * i, &v, 4);
+        }
+    } else {
+        for (uint64_t i = 0; i < count; ++i) {
+            const uint16_t bits = static_cast<uint16_t>(rng());
+            std::memcpy(in.data() + 2 * i, &bits, 2);
+        }
+    }
+    return in;
+}
+
+// The library's result of a dropout request on the CPU.
+rngtrk_status cpu_dropout(const KindCase &k, const rngtrk_philox_state &st, const rngtrk_sample_spec &cs,
+                          uint64_t first, uint64_t count, const std::vector<unsigned char> &in,
+                          std::vector<unsigned char> &want) {
+    if (k.dropout == Drop::f32_only)
+        return rngtrk_dropout_f32(&st, &cs, first, count, reinterpret_cast<const float *>(in.data()),
+                                  reinterpret_cast<float *>(want.data()));
+    return rngtrk_dropout(&st, &cs, first, count, in.data(), want.data(), want.size());
+}
 
 }  // namespace
 
@@ -172,17 +222,17 @@ TEST(KernelBodies, RangesOverTheWholeLaunchGridEqualTheCpu) {
                 const uint32_t eager_sms[] = {1, 2, 5, 132};
                 cs.sm_count = eager_sms[trial % 4];
                 cs.max_threads_per_sm = trial % 2 ? 256 : 2048;
-                const SampleSpec s = checked_spec(&cs, k.dropout);
+                if (k.dropout == Drop::data && trial == 4) cs.param_a = 0;  // keeps nothing: every element in * 0
+                if (k.dropout == Drop::data && trial == 5) cs.param_a = 1;  // keeps everything, scale 1
+                const SampleSpec s = checked_spec(&cs, use_of(k));
                 const rngtrk_philox_state cst{rng(), 4 * (rng() % 100000)};
                 const PhiloxState st{cst.seed, cst.offset};
                 const size_t n = count * w;
-                std::vector<float> in;
+                std::vector<unsigned char> in;
                 std::vector<unsigned char> want(n);
-                if (k.dropout) {
-                    in.resize(count);
-                    for (uint64_t i = 0; i < count; ++i) in[i] = 0.25f + static_cast<float>(i % 977);
-                    ASSERT_EQ(RNGTRK_OK, rngtrk_dropout_f32(&cst, &cs, first, count, in.data(),
-                                                            reinterpret_cast<float *>(want.data())));
+                if (k.dropout != Drop::none) {
+                    in = dropout_input(k.dtype, count, rng);
+                    ASSERT_EQ(RNGTRK_OK, cpu_dropout(k, cst, cs, first, count, in, want)) << rngtrk_last_error();
                 } else {
                     ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&cst, &cs, first, count, want.data(), n));
                 }
@@ -191,9 +241,9 @@ TEST(KernelBodies, RangesOverTheWholeLaunchGridEqualTheCpu) {
                     for (size_t shift : {size_t{0}, size_t{1}}) {
                         Guarded out(n, shift * w);
                         // Dropout's input shifted too: in and out misaligned together.
-                        std::vector<float> in_copy(in.size() + 1);
-                        float *in_at = in.empty() ? nullptr : in_copy.data() + shift;
-                        if (in_at != nullptr) std::memcpy(in_at, in.data(), in.size() * 4);
+                        Guarded in_copy(in.size(), shift * w);
+                        const void *in_at = in.empty() ? nullptr : in_copy.data();
+                        if (in_at != nullptr) std::memcpy(in_copy.data(), in.data(), in.size());
                         host_misaligned_vector_accesses = 0;
                         const bool narrow =
                             device_range(s, st, nullptr, numel, first, count, out.data(), in_at, g.sms, g.per_sm);
@@ -202,6 +252,17 @@ TEST(KernelBodies, RangesOverTheWholeLaunchGridEqualTheCpu) {
                             << describe(layout, k, first, count) << " grid " << g.sms << "x" << g.per_sm
                             << " shift " << shift;
                         ASSERT_TRUE(out.guards_intact(n)) << describe(layout, k, first, count);
+                        ASSERT_EQ(0u, host_misaligned_vector_accesses) << describe(layout, k, first, count);
+                        if (in.empty()) continue;
+                        // In place: the input in the output buffer.
+                        Guarded inout(n, shift * w);
+                        std::memcpy(inout.data(), in.data(), n);
+                        device_range(s, st, nullptr, numel, first, count, inout.data(), inout.data(), g.sms,
+                                     g.per_sm, true);
+                        ASSERT_EQ(0, std::memcmp(want.data(), inout.data(), n))
+                            << describe(layout, k, first, count) << " in place, grid " << g.sms << "x" << g.per_sm
+                            << " shift " << shift;
+                        ASSERT_TRUE(inout.guards_intact(n));
                         ASSERT_EQ(0u, host_misaligned_vector_accesses) << describe(layout, k, first, count);
                     }
                 }
@@ -214,11 +275,11 @@ TEST(KernelBodies, GraphSafeBodiesReadTheStateAtRunTimeAndTheAdvanceMovesIt) {
     std::mt19937_64 rng(7);
     for (rngtrk_layout layout : kLayouts) {
         for (const KindCase &k : kKinds) {
-            if (k.dropout) continue;  // graph-safe sampling has no dropout entry point
+            if (k.dropout != Drop::none) continue;  // graph-safe sampling has no dropout entry point
             rngtrk_sample_spec cs = c_spec(layout, k);
             const uint64_t first = rng() % 100, count = 1 + rng() % 5000;
             cs.numel = first + count;
-            const SampleSpec s = checked_spec(&cs, false);
+            const SampleSpec s = checked_spec(&cs, SpecUse::sample);
             uint64_t device_state[2] = {rng(), 4 * (rng() % 1000)};
             const uint64_t start = device_state[1];
             uint64_t inc = 0;
@@ -243,7 +304,7 @@ TEST(KernelBodies, SlicesOverTheWholeLaunchGridEqualTheCpu) {
     std::mt19937_64 rng(11);
     for (rngtrk_layout layout : kLayouts) {
         for (const KindCase &k : kKinds) {
-            if (k.dropout) continue;
+            if (k.dropout == Drop::f32_only) continue;  // rngtrk_dropout_f32 has no slice
             for (int trial = 0; trial < 3; ++trial) {
                 rngtrk_sample_spec cs = c_spec(layout, k);
                 cs.sm_count = trial + 1, cs.max_threads_per_sm = 512;
@@ -253,24 +314,37 @@ TEST(KernelBodies, SlicesOverTheWholeLaunchGridEqualTheCpu) {
                     start[d] = rng() % global[d];
                     local[d] = 1 + rng() % (global[d] - start[d]);
                 }
-                const size_t n = local[0] * local[1] * local[2] * width(k.dtype);
+                const uint64_t box = local[0] * local[1] * local[2];
+                const size_t n = box * width(k.dtype);
                 const rngtrk_philox_state cst{rng(), 4 * (rng() % 1000)};
-                std::vector<unsigned char> want(n);
-                ASSERT_EQ(RNGTRK_OK, rngtrk_sample_slice(&cst, &cs, 3, global, start, local, want.data(), n));
-                const SampleSpec s = checked_spec(&cs, false);
+                std::vector<unsigned char> want(n), in;
+                if (k.dropout == Drop::data) {
+                    in = dropout_input(k.dtype, box, rng);
+                    ASSERT_EQ(RNGTRK_OK, rngtrk_dropout_slice(&cst, &cs, 3, global, start, local, in.data(),
+                                                              want.data(), n))
+                        << rngtrk_last_error();
+                } else {
+                    ASSERT_EQ(RNGTRK_OK, rngtrk_sample_slice(&cst, &cs, 3, global, start, local, want.data(), n));
+                }
+                const SampleSpec s = checked_spec(&cs, use_of(k));
                 for (const Geometry &g : kGeometries) {
-                    Guarded out(n, width(k.dtype));  // one element off: never a vector store
-                    const SliceRequest r = check_slice(s, 3, global, start, local, out.data(), n);
-                    const SliceArgs a = plan_slice(r, PhiloxState{cst.seed, cst.offset});
-                    with_kind(s, [&](auto l, auto d, auto t) {
-                        constexpr Layout L = decltype(l)::value;
-                        constexpr Dist D = decltype(d)::value;
-                        constexpr DType T = decltype(t)::value;
-                        if constexpr (D != Dist::dropout)
+                    for (bool in_place : {false, true}) {
+                        if (in_place && in.empty()) continue;
+                        Guarded out(n, width(k.dtype));  // one element off: never a vector store
+                        if (in_place) std::memcpy(out.data(), in.data(), n);
+                        const void *in_at = in.empty() ? nullptr : in_place ? out.data() : in.data();
+                        const SliceRequest r = check_slice(s, 3, global, start, local, out.data(), n, in_at);
+                        const SliceArgs a = plan_slice(r, PhiloxState{cst.seed, cst.offset});
+                        with_kind(s, [&](auto l, auto d, auto t) {
+                            constexpr Layout L = decltype(l)::value;
+                            constexpr Dist D = decltype(d)::value;
+                            constexpr DType T = decltype(t)::value;
                             run_grid(items(a), g.sms, g.per_sm, [&](ThreadPos p) { slice_body<L, D, T>(p, a); });
-                    });
-                    ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n)) << describe(layout, k, 0, n);
-                    ASSERT_TRUE(out.guards_intact(n));
+                        });
+                        ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n))
+                            << describe(layout, k, 0, n) << (in_place ? " in place" : "");
+                        ASSERT_TRUE(out.guards_intact(n));
+                    }
                 }
             }
         }
@@ -288,20 +362,20 @@ TEST(KernelBodies, RangesFarIntoAHugeTensorUseTheWideEagerBodyAndEqualTheCpu) {
             const uint64_t first = (uint64_t{1} << 33) + 3 + rng() % 1000, count = 1 + rng() % 4000;
             cs.numel = first + count + 17;
             cs.sm_count = 2, cs.max_threads_per_sm = 256;  // T = 512: small slabs, many of them before first
-            const SampleSpec s = checked_spec(&cs, k.dropout);
+            const SampleSpec s = checked_spec(&cs, use_of(k));
             const rngtrk_philox_state cst{rng(), 4 * (rng() % 1000)};
             const size_t n = count * width(k.dtype);
-            std::vector<float> in(k.dropout ? count : 0, 1.5f);
-            std::vector<unsigned char> want(n);
-            if (k.dropout)
-                ASSERT_EQ(RNGTRK_OK, rngtrk_dropout_f32(&cst, &cs, first, count, in.data(),
-                                                        reinterpret_cast<float *>(want.data())));
-            else
+            std::vector<unsigned char> in, want(n);
+            if (k.dropout != Drop::none) {
+                in = dropout_input(k.dtype, count, rng);
+                ASSERT_EQ(RNGTRK_OK, cpu_dropout(k, cst, cs, first, count, in, want)) << rngtrk_last_error();
+            } else {
                 ASSERT_EQ(RNGTRK_OK, rngtrk_sample(&cst, &cs, first, count, want.data(), n));
+            }
             for (const Geometry &g : kGeometries) {
                 Guarded out(n, 0);
                 EXPECT_FALSE(device_range(s, PhiloxState{cst.seed, cst.offset}, nullptr, cs.numel, first, count,
-                                          out.data(), k.dropout ? in.data() : nullptr, g.sms, g.per_sm));
+                                          out.data(), in.empty() ? nullptr : in.data(), g.sms, g.per_sm));
                 ASSERT_EQ(0, std::memcmp(want.data(), out.data(), n)) << describe(layout, k, first, count);
                 ASSERT_TRUE(out.guards_intact(n));
             }

@@ -33,7 +33,8 @@ std::vector<SampleSpec> all_specs() {
     const K kinds[] = {{Dist::bits, DType::u32},     {Dist::bits, DType::u64},     {Dist::uniform, DType::f32},
                        {Dist::uniform, DType::f64},  {Dist::uniform, DType::f16},  {Dist::uniform, DType::bf16},
                        {Dist::normal, DType::f32},   {Dist::normal, DType::f64},   {Dist::normal, DType::f16},
-                       {Dist::normal, DType::bf16},  {Dist::bernoulli, DType::u8},  {Dist::dropout, DType::f32}};
+                       {Dist::normal, DType::bf16},  {Dist::bernoulli, DType::u8},  {Dist::dropout, DType::f32},
+                       {Dist::dropout, DType::f16},  {Dist::dropout, DType::bf16}};  // dropout: its mask
     for (Layout l : layouts) {
         for (K k : kinds) {
             SampleSpec s;
@@ -93,7 +94,7 @@ SampleSpec normal_spec(Layout layout, DType dtype, double mean, double sd, uint3
     f.layout = static_cast<uint32_t>(layout), f.distribution = static_cast<uint32_t>(Dist::normal);
     f.dtype = static_cast<uint32_t>(dtype), f.param_a = mean, f.param_b = sd;
     f.sm_count = sm_count, f.max_threads_per_sm = 512;
-    return checked_spec(f, false);
+    return checked_spec(f, SpecUse::sample);
 }
 
 std::vector<SampleSpec> normal_specs() {
@@ -287,6 +288,32 @@ TEST(DeterministicMath, CloseToTheStandardLibrary) {
     EXPECT_LT(worst64, 1e-15);
     std::cout << "[ INFO     ] worst relative error: ln " << worst_ln << ", sqrt " << worst_sqrt << ", |sincos| "
               << worst_sin << "; double " << worst64 << "\n";
+}
+
+TEST(DeterministicMath, HalfAndBfloatBitsWidenExactlyAndRoundTrip) {
+    // Every f16 and bf16 pattern: its value (decoded here with ldexp), and
+    // back to the same bits (a NaN stays a NaN of the same sign, quieted).
+    for (uint32_t h = 0; h <= 0xFFFF; ++h) {
+        const uint16_t bits = static_cast<uint16_t>(h);
+        const int e = (h >> 10) & 0x1F, m = h & 0x3FF;
+        const float sign = h & 0x8000 ? -1.0f : 1.0f;
+        const float f16 = det::from_f16_bits(bits), bf16 = det::from_bf16_bits(bits);
+        if (e == 0x1F && m != 0) {
+            ASSERT_TRUE(std::isnan(f16)) << h;
+            ASSERT_EQ(std::signbit(sign), std::signbit(f16)) << h;
+            ASSERT_EQ((h & 0x8000u) | 0x7E00u, det::to_f16_bits(f16)) << h;
+        } else {
+            const float want = e == 0x1F ? sign * INFINITY
+                               : e == 0  ? sign * std::ldexp(float(m), -24)
+                                         : sign * std::ldexp(float(m | 0x400), e - 25);
+            ASSERT_EQ(0, std::memcmp(&want, &f16, 4)) << h;  // -0 included
+            ASSERT_EQ(bits, det::to_f16_bits(f16)) << h;
+        }
+        uint32_t b;
+        std::memcpy(&b, &bf16, 4);
+        ASSERT_EQ(h << 16, b) << h;
+        ASSERT_EQ(std::isnan(bf16) ? (bits | 0x40u) : bits, det::to_bf16_bits(bf16)) << h;
+    }
 }
 
 TEST(DeterministicMath, HalfConversionsRoundToNearestEven) {

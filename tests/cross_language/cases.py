@@ -23,19 +23,22 @@ double.
 
   op=        sample     rngtrk_sample(state, spec, first, count)
              slice      rngtrk_sample_slice(state, spec, shape, start, box)
-             dropout    rngtrk_dropout_f32(state, spec, first, count, in)
+             dropout    rngtrk_dropout(state, spec, first, count, in)
+             dslice     rngtrk_dropout_slice(state, spec, shape, start, box, in)
              tsample    rngtrk_tracker_sample(tracker, spec, count)
              tslice     rngtrk_tracker_sample_slice(tracker, spec, shape, start, box)
              tdropout   rngtrk_tracker_dropout_f32(tracker, spec, count, in)
   layout=    a layout name (rngtrk_layout_name)
-  dist=      a distribution name; absent for dropout (always bernoulli)
-  dtype=     a dtype name; absent for dropout (always f32 data)
+  dist=      a distribution name; absent for the dropout ops (always
+             bernoulli)
+  dtype=     a dtype name; for dropout and dslice the data's (one that
+             rngtrk_dropout takes); absent for tdropout (always f32)
   seed=      the state's seed
   offset=    the state's offset (not always a multiple of 4: those cases
              must fail alike)
   first=     first element (sample, dropout)
   count=     element count (sample, dropout, tsample, tdropout)
-  shape=     the tensor's shape, comma-separated (slice, tslice; 0 to 17
+  shape=     the tensor's shape, comma-separated (slice, dslice, tslice; 0 to 17
   start=     dimensions, the same number in all three; the library takes
   box=       1 to 16)
   low= high= mean= std= p=
@@ -43,7 +46,7 @@ double.
              mean and std, bernoulli and dropout p.  Always both (or p).
   sm_count= max_threads_per_sm= numel= threads=
              optional spec fields; absent means the library's default.
-             Never on dropout cases (Python's rngtrk.dropout takes only p
+             Never on tdropout cases (Python's Tracker.dropout takes only p
              and layout).
 
 The state: sample, slice and dropout draw from PhiloxState(seed, offset).
@@ -52,7 +55,8 @@ The tracker cases make a new tracker, add the named state "xlang-rng" with
 state's offset.
 
 The input of the dropout cases is in[i] = float((i * 7) % 23) - 11 for
-i = 0 .. count - 1 (the index within the call, not first + i).
+i = 0 .. count - 1 (the index within the call or the box, not first + i),
+in the data's dtype (exact in f32, f16 and bf16).
 
 What each driver prints, one line per case, in order:
 
@@ -80,7 +84,7 @@ U64_MAX = (1 << 64) - 1
 STATE_NAME = "xlang-rng"  # the tracker cases' named state (the drivers spell it too)
 KEYS = ("op", "layout", "dist", "dtype", "seed", "offset", "first", "count", "shape", "start", "box",
         "low", "high", "mean", "std", "p", "sm_count", "max_threads_per_sm", "numel", "threads")
-OPS = ("sample", "slice", "dropout", "tsample", "tslice", "tdropout")
+OPS = ("sample", "slice", "dropout", "dslice", "tsample", "tslice", "tdropout")
 COUNTS = (0, 1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 33, 63, 100, 127, 255, 256, 257, 1023)
 # The parameters each distribution takes, in the spec's order (param_a, param_b).
 PARAMETERS = {"uniform": ("low", "high"), "normal": ("mean", "std"), "bernoulli": ("p",)}
@@ -109,9 +113,22 @@ class Kinds:
         # dist -> the dtypes it makes (as rngtrk_sample_spec_init accepts them).
         self.makes = {d: [t for j, t in enumerate(self.dtypes) if init(spec, 48, 0, i, j) == 0]
                       for i, d in enumerate(self.dists)}
-        if not self.layouts or not all(self.makes.values()) or "bernoulli" not in self.makes:
+        # The data dtypes rngtrk_dropout takes: a call of no elements with each.
+        dropout = lib.rngtrk_dropout
+        dropout.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p,
+                            ctypes.c_void_p, ctypes.c_size_t]
+        dropout.restype = ctypes.c_int
+        state = ctypes.create_string_buffer(16)
+        self.dropout_dtypes = []
+        for j, t in enumerate(self.dtypes):
+            init(spec, 48, 0, self.dists.index("bernoulli"), 0)
+            ctypes.c_uint32.from_buffer(spec, 12).value = j  # the spec's dtype field
+            if dropout(state, spec, 0, 0, None, None, 0) == 0:
+                self.dropout_dtypes.append(t)
+        if not self.layouts or not all(self.makes.values()) or "bernoulli" not in self.makes or \
+                not self.dropout_dtypes:
             raise SystemExit(f"cases.py: the library's kinds look wrong: layouts {self.layouts}, "
-                             f"makes {self.makes}")
+                             f"makes {self.makes}, dropout {self.dropout_dtypes}")
 
     @staticmethod
     def _names(function):
@@ -224,8 +241,11 @@ def valid_case(rng, kinds):
     op = rng.choice(OPS)
     layout = rng.choice(kinds.layouts)
     case = {"op": op, "layout": layout}
-    if "dropout" in op:
+    if op == "tdropout":
         dist, dtype = "bernoulli", None
+    elif op in ("dropout", "dslice"):
+        dist, dtype = "bernoulli", rng.choice(kinds.dropout_dtypes)
+        case["dtype"] = dtype
     else:
         dist = rng.choice(kinds.dists)
         dtype = rng.choice(kinds.makes[dist])
@@ -244,7 +264,7 @@ def valid_case(rng, kinds):
                 case["first"] = (1 << 63) - case["offset"] - count
         case["count"] = count
     case.update(parameters(rng, dist, dtype, layout))
-    if "dropout" not in op:
+    if op != "tdropout":
         geometry(rng, case)
     return case
 
@@ -258,7 +278,7 @@ def spoil(rng, case, kinds):
     mistakes = ["offset", "threads", "nan"]
     if case.get("dist", "bernoulli") in ("uniform", "normal", "bernoulli"):
         mistakes.append("parameter")
-    if "dtype" in case:
+    if "dist" in case:  # (the drivers' dropout calls take only the dtypes dropout makes)
         mistakes.append("dtype")
     if op.endswith("slice"):
         mistakes += ["box", "box", "huge-tensor", "ndim"]
@@ -266,15 +286,15 @@ def spoil(rng, case, kinds):
         mistakes.append("too-far" if not tracker else "tracker-overflow")
     if layout == "triton":
         mistakes += ["triton-counter", "triton-counter"]
-    if layout == "torch-eager-cuda" and "dropout" not in op:
+    if layout == "torch-eager-cuda" and op != "tdropout":
         mistakes.append("launch")
         if "first" in case:
             mistakes.append("numel")
     if case.get("dtype") in ("f32", "f16", "bf16") and case.get("dist") == "uniform":
         mistakes.append("float-range")
     mistake = rng.choice(mistakes)
-    if mistake == "threads" and "dropout" in op:
-        mistake = "offset"  # Python's dropout takes no threads
+    if mistake == "threads" and op == "tdropout":
+        mistake = "offset"  # Python's Tracker.dropout takes no threads
     if mistake == "offset":
         case["offset"] = 4 * rng.randrange(1 << 20) + rng.choice([1, 2, 3])
     elif mistake == "threads":

@@ -100,13 +100,15 @@ static void print_hex(const unsigned char *bytes, size_t n) {
     }
 }
 
-/* Fills `spec` from the case (a dropout spec when `dropout`); returns the
- * library's status, or 1 (with *why set) when the case cannot be read. */
-static int make_spec(const case_t *c, int dropout, rngtrk_sample_spec *spec, const char **why) {
+/* Fills `spec` from the case (a dropout spec when `dropout`: over the
+ * case's data dtype, or f32 for a tracker's rngtrk_tracker_dropout_f32);
+ * returns the library's status, or 1 (with *why set) when the case cannot
+ * be read. */
+static int make_spec(const case_t *c, int dropout, int tracker, rngtrk_sample_spec *spec, const char **why) {
     static const char *const reals_a[] = {"low", "mean", "p"}, *const reals_b[] = {"high", "std"};
     rngtrk_layout layout;
     rngtrk_distribution dist;
-    rngtrk_dtype dtype;
+    rngtrk_dtype dtype, data = RNGTRK_DTYPE_F32;
     rngtrk_status status;
     uint64_t whole;
     size_t i;
@@ -116,13 +118,15 @@ static int make_spec(const case_t *c, int dropout, rngtrk_sample_spec *spec, con
     if (dropout) {
         dist = RNGTRK_DIST_BERNOULLI;
         dtype = RNGTRK_DTYPE_U8;
+        if (!tracker && (get(c, "dtype") == NULL || rngtrk_dtype_from_name(get(c, "dtype"), &data) != RNGTRK_OK))
+            return *why = "dtype", 1;
     } else if (get(c, "dist") == NULL || rngtrk_distribution_from_name(get(c, "dist"), &dist) != RNGTRK_OK ||
                get(c, "dtype") == NULL || rngtrk_dtype_from_name(get(c, "dtype"), &dtype) != RNGTRK_OK) {
         return *why = "dist or dtype", 1;
     }
     status = RNGTRK_SAMPLE_SPEC_INIT(spec, layout, dist, dtype);
     if (status != RNGTRK_OK) return status;
-    if (dropout) spec->dtype = RNGTRK_DTYPE_F32; /* dropout: a bernoulli mask over f32 data */
+    if (dropout) spec->dtype = tracker ? RNGTRK_DTYPE_F32 : data; /* dropout: a bernoulli mask over the data */
     for (i = 0; i < sizeof reals_a / sizeof *reals_a; ++i)
         if (get(c, reals_a[i]) != NULL && parse_real(get(c, reals_a[i]), &spec->param_a) != 0)
             return *why = reals_a[i], 1;
@@ -156,7 +160,8 @@ typedef struct {
     uint64_t offset;
 } result_t;
 
-/* A parsed request: what every op needs but the spec. */
+/* A parsed request: what every op needs but the spec.  dropout: dropout,
+ * dslice, tdropout; slice: slice, dslice, tslice. */
 typedef struct {
     int tracker, dropout, slice;
     rngtrk_philox_state state;
@@ -172,8 +177,8 @@ static int read_request(const case_t *c, request_t *q, const char **why) {
     if (op == NULL) return *why = "op", -1;
     q->tracker = op[0] == 't';
     if (q->tracker) op++;
-    q->dropout = strcmp(op, "dropout") == 0;
-    q->slice = strcmp(op, "slice") == 0;
+    q->dropout = strcmp(op, "dropout") == 0 || (!q->tracker && strcmp(op, "dslice") == 0);
+    q->slice = strcmp(op, "slice") == 0 || (!q->tracker && strcmp(op, "dslice") == 0);
     if (!q->dropout && !q->slice && strcmp(op, "sample") != 0) return *why = "op", -1;
     if (need_u64(c, "seed", &q->state.seed) != 0 || need_u64(c, "offset", &q->state.offset) != 0)
         return *why = "seed or offset", -1;
@@ -189,32 +194,60 @@ static int read_request(const case_t *c, request_t *q, const char **why) {
     return 0;
 }
 
+/* Element i of dropout's input, (i * 7) % 23 - 11, as `dtype` at `out`:
+ * f32, or the f16 or bf16 bits of that small integer (exact). */
+static void put_input(rngtrk_dtype dtype, uint64_t i, unsigned char *out) {
+    const float v = (float)((i * 7) % 23) - 11.0f;
+    uint32_t bits;
+    uint16_t h;
+    memcpy(&bits, &v, 4);
+    if (dtype == RNGTRK_DTYPE_F32) {
+        memcpy(out, &v, 4);
+        return;
+    }
+    if (dtype == RNGTRK_DTYPE_BF16) {
+        h = (uint16_t)(bits >> 16);
+    } else { /* f16: rebias the exponent, drop the 13 low mantissa bits (zero here) */
+        h = (uint16_t)((bits >> 16) & 0x8000u);
+        if ((bits & 0x7FFFFFFFu) != 0)
+            h = (uint16_t)(h | ((((bits >> 23) & 0xFFu) - 112u) << 10) | ((bits >> 13) & 0x3FFu));
+    }
+    memcpy(out, &h, 2);
+}
+
 /* The spec, then the draw: from the state, or from the tracker's active state. */
 static void spec_and_draw(const case_t *c, const request_t *q, rngtrk_tracker *tracker, result_t *r) {
     rngtrk_sample_spec spec;
-    float *in = NULL;
-    r->status = make_spec(c, q->dropout, &spec, &r->why);
+    unsigned char *in = NULL;
+    size_t width;
+    r->status = make_spec(c, q->dropout, tracker != NULL, &spec, &r->why);
     if (r->status != RNGTRK_OK) return;
-    r->bytes = malloc((size_t)q->count * rngtrk_dtype_size((rngtrk_dtype)spec.dtype) + 8);
-    r->n = (size_t)q->count * rngtrk_dtype_size((rngtrk_dtype)spec.dtype);
+    width = rngtrk_dtype_size((rngtrk_dtype)spec.dtype);
+    r->bytes = malloc((size_t)q->count * width + 8);
+    r->n = (size_t)q->count * width;
     if (q->dropout) {
         uint64_t i;
-        in = malloc((size_t)q->count * sizeof *in + 8);
-        for (i = 0; in != NULL && i < q->count; ++i) in[i] = (float)((i * 7) % 23) - 11.0f;
+        in = malloc((size_t)q->count * width + 8);
+        for (i = 0; in != NULL && width != 0 && i < q->count; ++i)
+            put_input((rngtrk_dtype)spec.dtype, i, in + i * width);
     }
     if (r->bytes == NULL || (q->dropout && in == NULL)) {
         r->status = 1;
         r->why = "out of memory";
     } else if (tracker != NULL) {
         if (q->dropout)
-            r->status = rngtrk_tracker_dropout_f32(tracker, &spec, q->count, in, (float *)(void *)r->bytes, NULL);
+            r->status = rngtrk_tracker_dropout_f32(tracker, &spec, q->count, (const float *)(void *)in,
+                                                   (float *)(void *)r->bytes, NULL);
         else if (q->slice)
             r->status = rngtrk_tracker_sample_slice(tracker, &spec, (size_t)q->ndim, q->shape, q->start, q->box,
                                                     r->bytes, r->n, NULL);
         else
             r->status = rngtrk_tracker_sample(tracker, &spec, q->count, r->bytes, r->n, NULL);
+    } else if (q->dropout && q->slice) {
+        r->status = rngtrk_dropout_slice(&q->state, &spec, (size_t)q->ndim, q->shape, q->start, q->box, in,
+                                         r->bytes, r->n);
     } else if (q->dropout) {
-        r->status = rngtrk_dropout_f32(&q->state, &spec, q->first, q->count, in, (float *)(void *)r->bytes);
+        r->status = rngtrk_dropout(&q->state, &spec, q->first, q->count, in, r->bytes, r->n);
     } else if (q->slice) {
         r->status = rngtrk_sample_slice(&q->state, &spec, (size_t)q->ndim, q->shape, q->start, q->box, r->bytes,
                                         r->n);

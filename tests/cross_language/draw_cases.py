@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The Python driver of the cross-language draw test: each case of a case
 file (format: cases.py) drawn through the public Python API (rngtrk.sample,
-rngtrk.sample_slice, rngtrk.dropout, rngtrk.Tracker), one result line per
-case.  run.py calls `result` in its own process; by hand:
+rngtrk.sample_slice, rngtrk.dropout, rngtrk.dropout_slice, rngtrk.Tracker),
+one result line per case.  run.py calls `result` in its own process; by hand:
 
     draw_cases.py CASE_FILE
 """
@@ -26,9 +26,14 @@ def _dims(text):
     return [int(v) for v in text.split(",")] if text else []
 
 
-def _dropout_input(count):
-    """in[i] = float((i * 7) % 23) - 11, as f32."""
-    return ((numpy.arange(count, dtype=numpy.uint64) * 7) % 23).astype(numpy.float32) - numpy.float32(11)
+def _dropout_input(count, dtype="f32"):
+    """in[i] = float((i * 7) % 23) - 11, as f32, f16 or bf16 (its bits in uint16)."""
+    values = ((numpy.arange(count, dtype=numpy.uint64) * 7) % 23).astype(numpy.float32) - numpy.float32(11)
+    if dtype == "f16":
+        return values.astype(numpy.float16)
+    if dtype == "bf16":
+        return (values.view(numpy.uint32) >> 16).astype(numpy.uint16)  # exact: small integers
+    return values
 
 
 def _spec(case):
@@ -42,9 +47,18 @@ def _spec(case):
 
 
 def _dropout_spec(case):
+    """Tracker.dropout's keywords: p and layout only."""
     spec = _spec(case)
     if set(spec) != {"layout", "p"}:
-        raise NotImplementedError("rngtrk.dropout takes p and layout only")
+        raise NotImplementedError("Tracker.dropout takes p and layout only")
+    return spec
+
+
+def _dropout_keywords(case):
+    """rngtrk.dropout's and dropout_slice's keywords: the data dtype, p,
+    layout and the optional spec fields."""
+    spec = _spec(case)
+    spec["dtype"] = case["dtype"]
     return spec
 
 
@@ -58,8 +72,15 @@ def _draw(case):
         return rngtrk.sample_slice(state, _dims(case["shape"]), _dims(case["start"]), _dims(case["box"]),
                                    **_spec(case))
     if op == "dropout":
-        return rngtrk.dropout(state, _dropout_input(int(case["count"])), first=int(case["first"]),
-                              **_dropout_spec(case))
+        return rngtrk.dropout(state, _dropout_input(int(case["count"]), case["dtype"]), first=int(case["first"]),
+                              **_dropout_keywords(case))
+    if op == "dslice":
+        box = _dims(case["box"])
+        count = 1
+        for n in box:
+            count *= n
+        x = _dropout_input(count, case["dtype"]).reshape(box)
+        return rngtrk.dropout_slice(state, _dims(case["shape"]), _dims(case["start"]), x, **_dropout_keywords(case))
     raise NotImplementedError(f"op {op}")
 
 

@@ -12,8 +12,8 @@ the error status, plus the tracker's offset after a tracker draw.  The test
 fails when any case's lines differ (each such case is named with the seed,
 its line and which languages agree; the first 10 in full), when a driver
 exits non-zero or prints the wrong number of lines, or, in a run of 500
-cases or more, when some operation, layout or distribution-dtype pair of
-the library never drew, fewer than 60% of the cases drew or fewer than 3%
+cases or more, when some operation, layout, distribution-dtype pair or
+dropout data dtype of the library never drew, fewer than 60% of the cases drew or fewer than 3%
 failed (agreement on nothing proves nothing).
 
 Rerun a failure with the seed it printed: `--seed S` gives the same cases
@@ -63,8 +63,11 @@ def covered(kinds, lines, results):
             drew[("layout", case["layout"])] += 1
             if "dist" in case:
                 drew[("kind", case["dist"], case["dtype"])] += 1
+            elif "dtype" in case:  # dropout's data
+                drew[("kind", "dropout", case["dtype"])] += 1
     wanted = ([("op", op) for op in case_maker.OPS] + [("layout", layout) for layout in kinds.layouts] +
-              [("kind", dist, dtype) for dist, dtypes in kinds.makes.items() for dtype in dtypes])
+              [("kind", dist, dtype) for dist, dtypes in kinds.makes.items() for dtype in dtypes] +
+              [("kind", "dropout", dtype) for dtype in kinds.dropout_dtypes])
     missing = [" ".join(w[1:]) for w in wanted if drew[w] == 0]
     if missing:
         problems.append(f"no successful draw of: {', '.join(missing)}")
@@ -181,7 +184,8 @@ def main():
     print(f"{len(lines)} case{'s' * (len(lines) != 1)} (seed {seed}) in {time.monotonic() - started:.1f} s: "
           + ", ".join(f"{n} {what}" for what, n in sorted(summary.items()))
           + f"; {differences} differing; layouts {' '.join(kinds.layouts)}; "
-          + "; ".join(f"{dist} {' '.join(dtypes)}" for dist, dtypes in kinds.makes.items()))
+          + "; ".join(f"{dist} {' '.join(dtypes)}" for dist, dtypes in kinds.makes.items())
+          + f"; dropout {' '.join(kinds.dropout_dtypes)}")
     failed = not clean
     if differences:
         print(f"FAIL: {differences} of {len(lines)} cases differ between C, Python and Rust; rerun: {rerun}")

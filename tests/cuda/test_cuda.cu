@@ -1,11 +1,13 @@
 // Device tests (make test-gpu; make test runs them and they skip, saying
 // why, without a GPU): every layout, distribution and dtype on the device
-// equals the CPU; slices and dropout too; a captured CUDA graph replayed
+// equals the CPU; slices and dropout too (f32, f16 and bf16 data, ranges
+// and boxes); a captured CUDA graph replayed
 // three times draws at three successive offsets; a user kernel built on
 // rngtrk_device.cuh gives the library's dropout.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -161,6 +163,113 @@ TEST(Cuda, DropoutEqualsTheCpuAlignedOrNot) {
             ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_dropout_f32(&st, &drop, first, count, in_at,
                                                          static_cast<float *>(d.out()), nullptr));
             EXPECT_TRUE(d.holds(want)) << "layout " << layout << " shift " << shift;
+        }
+    }
+}
+
+namespace {
+
+// Whether element bytes `a` and `b` of `dtype` are equal, or both NaN (a
+// GPU's multiply writes its canonical NaN where the CPU keeps the input's).
+bool same_or_both_nan(rngtrk_dtype dtype, const uint8_t *a, const uint8_t *b) {
+    if (std::memcmp(a, b, width(dtype)) == 0) return true;
+    if (dtype == RNGTRK_DTYPE_F32) {
+        uint32_t x, y;
+        std::memcpy(&x, a, 4), std::memcpy(&y, b, 4);
+        return (x & 0x7FFFFFFFu) > 0x7F800000u && (y & 0x7FFFFFFFu) > 0x7F800000u;
+    }
+    uint16_t x, y;
+    std::memcpy(&x, a, 2), std::memcpy(&y, b, 2);
+    const uint16_t inf = dtype == RNGTRK_DTYPE_F16 ? 0x7C00 : 0x7F80;
+    return (x & 0x7FFF) > inf && (y & 0x7FFF) > inf;
+}
+
+// Device output `got` (with kGuard poisoned bytes on each side of `shift`)
+// against the CPU's `want`.
+::testing::AssertionResult dropout_holds(rngtrk_dtype dtype, const GuardedDevice &d, const std::vector<uint8_t> &want) {
+    const std::vector<uint8_t> all = to_host(d.d, d.n + 2 * kGuard + 16);
+    for (size_t i = 0; i < all.size(); ++i) {
+        const bool inside = i >= kGuard + d.shift && i < kGuard + d.shift + d.n;
+        if (!inside && all[i] != kPoison) return ::testing::AssertionFailure() << "guard byte " << i << " written";
+    }
+    const size_t w = width(dtype);
+    for (size_t e = 0; e * w < want.size(); ++e)
+        if (!same_or_both_nan(dtype, want.data() + e * w, all.data() + kGuard + d.shift + e * w))
+            return ::testing::AssertionFailure() << "element " << e << " differs";
+    return ::testing::AssertionSuccess();
+}
+
+// Data with NaN, infinities, signed zeros, subnormals and ordinary values.
+std::vector<uint8_t> dropout_data(rngtrk_dtype dtype, size_t count, std::mt19937_64 &rng) {
+    std::vector<uint8_t> in(count * width(dtype));
+    for (size_t i = 0; i < count; ++i) {
+        if (dtype == RNGTRK_DTYPE_F32) {
+            const float special[] = {NAN, -INFINITY, INFINITY, -0.0f, 0.0f, 1e-40f, -3e38f};
+            const float ordinary = static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 7.0f;
+            const float v = i % 9 == 4 ? special[rng() % 7] : ordinary;
+            std::memcpy(in.data() + 4 * i, &v, 4);
+        } else {
+            const uint16_t h = static_cast<uint16_t>(rng());
+            std::memcpy(in.data() + 2 * i, &h, 2);
+        }
+    }
+    return in;
+}
+
+}  // namespace
+
+// rngtrk_cuda_dropout and rngtrk_cuda_dropout_slice (f32, f16, bf16 data):
+// one kernel, the CPU's bits in every layout, aligned, one element off and
+// in place.
+TEST(Cuda, DropoutOfEveryDtypeEqualsTheCpu) {
+    REQUIRE_GPU();
+    std::mt19937_64 rng(8);
+    for (rngtrk_layout layout : kLayouts) {
+        for (rngtrk_dtype dtype : {RNGTRK_DTYPE_F32, RNGTRK_DTYPE_F16, RNGTRK_DTYPE_BF16}) {
+            for (int trial = 0; trial < 3; ++trial) {
+                rngtrk_sample_spec drop;
+                ASSERT_EQ(RNGTRK_OK,
+                          RNGTRK_SAMPLE_SPEC_INIT(&drop, layout, RNGTRK_DIST_BERNOULLI, RNGTRK_DTYPE_U8));
+                drop.dtype = dtype, drop.param_a = trial == 2 ? 0.0 : 0.3 + 0.25 * trial;
+                const uint64_t first = trial == 1 ? 3 : 1 + 2 * (rng() % 2000), count = trial == 1 ? 2 : 1000001;
+                drop.numel = first + count + rng() % 1000;
+                const rngtrk_philox_state st{rng(), 4 * (rng() % 1000)};
+                const size_t w = width(dtype), n = count * w;
+                const std::vector<uint8_t> in = dropout_data(dtype, count, rng);
+                std::vector<uint8_t> want(n);
+                ASSERT_EQ(RNGTRK_OK, rngtrk_dropout(&st, &drop, first, count, in.data(), want.data(), n));
+                for (size_t shift : {size_t{0}, w}) {
+                    Device din(n + 16);
+                    ASSERT_EQ(cudaSuccess, cudaMemcpy(din.bytes() + shift, in.data(), n, cudaMemcpyHostToDevice));
+                    GuardedDevice d(n, shift);
+                    ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_dropout(&st, &drop, first, count, din.bytes() + shift, d.out(),
+                                                             n, nullptr))
+                        << rngtrk_last_error();
+                    ASSERT_EQ(cudaSuccess, cudaDeviceSynchronize());
+                    EXPECT_TRUE(dropout_holds(dtype, d, want))
+                        << "layout " << layout << " dtype " << dtype << " shift " << shift;
+                    // In place.
+                    GuardedDevice inout(n, shift);
+                    ASSERT_EQ(cudaSuccess, cudaMemcpy(inout.out(), in.data(), n, cudaMemcpyHostToDevice));
+                    ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_dropout(&st, &drop, first, count, inout.out(), inout.out(), n,
+                                                             nullptr));
+                    EXPECT_TRUE(dropout_holds(dtype, inout, want)) << "layout " << layout << " in place";
+                }
+                // A box of a 3-d tensor.
+                const uint64_t g[3] = {17, 33, 65}, st0[3] = {3, 5, 7}, l[3] = {11, 20, 50};
+                const size_t box = 11 * 20 * 50;
+                const std::vector<uint8_t> box_in = dropout_data(dtype, box, rng);
+                std::vector<uint8_t> box_want(box * w);
+                ASSERT_EQ(RNGTRK_OK, rngtrk_dropout_slice(&st, &drop, 3, g, st0, l, box_in.data(), box_want.data(),
+                                                          box_want.size()));
+                Device dbox(box * w);
+                ASSERT_EQ(cudaSuccess, cudaMemcpy(dbox.p, box_in.data(), box * w, cudaMemcpyHostToDevice));
+                GuardedDevice dslice(box * w, 0);
+                ASSERT_EQ(RNGTRK_OK, rngtrk_cuda_dropout_slice(&st, &drop, 3, g, st0, l, dbox.p, dslice.out(),
+                                                               box * w, nullptr))
+                    << rngtrk_last_error();
+                EXPECT_TRUE(dropout_holds(dtype, dslice, box_want)) << "layout " << layout << " slice";
+            }
         }
     }
 }

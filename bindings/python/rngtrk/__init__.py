@@ -29,8 +29,8 @@ from .errors import (
 from .distributed import Origin, dtensor_local_box, dtensor_offsets, fold_in
 from .generation import philox4x32_10, random_u32, uniform_f32
 from .sampling import (
-    cpu_path, cuda_advance_graphsafe, cuda_available, cuda_dropout, cuda_sample, cuda_sample_graphsafe,
-    cuda_sample_slice, dropout, offset_increment, sample, sample_slice,
+    cpu_path, cuda_advance_graphsafe, cuda_available, cuda_dropout, cuda_dropout_slice, cuda_sample,
+    cuda_sample_graphsafe, cuda_sample_slice, dropout, dropout_slice, offset_increment, sample, sample_slice,
 )
 from .state import STATE_BYTES, PhiloxState
 from .tracker import DEFAULT_FORK_NAME, LedgerOverlap, Tracker
@@ -53,11 +53,11 @@ __all__ = [
     "PhiloxState", "STATE_BYTES", "Tracker", "DEFAULT_FORK_NAME", "Origin", "checkpoint_to_json",
     "checkpoint_file_to_json", "describe_checkpoint",
     # generation on the CPU
-    "philox4x32_10", "random_u32", "uniform_f32", "sample", "sample_slice", "dropout", "offset_increment",
-    "dtype_size", "cpu_path",
+    "philox4x32_10", "random_u32", "uniform_f32", "sample", "sample_slice", "dropout", "dropout_slice",
+    "offset_increment", "dtype_size", "cpu_path",
     # generation on CUDA devices
-    "cuda_available", "cuda_sample", "cuda_sample_slice", "cuda_dropout", "cuda_sample_graphsafe",
-    "cuda_advance_graphsafe",
+    "cuda_available", "cuda_sample", "cuda_sample_slice", "cuda_dropout", "cuda_dropout_slice",
+    "cuda_sample_graphsafe", "cuda_advance_graphsafe",
     # distributed training
     "fold_in", "dtensor_offsets", "dtensor_local_box",
     # errors

@@ -130,6 +130,13 @@ rngtrk_status rngtrk_sample_slice(const rngtrk_philox_state *state, const rngtrk
                                              const uint64_t *local_shape, void *out, size_t out_capacity);
 rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
                                             uint64_t first, uint64_t count, const float *in, float *out);
+rngtrk_status rngtrk_dropout(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                        uint64_t first, uint64_t count, const void *in, void *out,
+                                        size_t out_capacity);
+rngtrk_status rngtrk_dropout_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                              size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                              const uint64_t *local_shape, const void *in, void *out,
+                                              size_t out_capacity);
 rngtrk_status rngtrk_sample_offset_increment(const rngtrk_sample_spec *spec, uint64_t numel,
                                                         uint64_t *out);
 const char *rngtrk_cpu_path(void);
@@ -243,6 +250,13 @@ rngtrk_status rngtrk_cuda_sample_slice(const rngtrk_philox_state *state, const r
 rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
                                                  uint64_t first, uint64_t count, const float *device_in,
                                                  float *device_out, void *stream);
+rngtrk_status rngtrk_cuda_dropout(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                             uint64_t first, uint64_t count, const void *device_in, void *device_out,
+                                             size_t out_capacity, void *stream);
+rngtrk_status rngtrk_cuda_dropout_slice(const rngtrk_philox_state *state, const rngtrk_sample_spec *spec,
+                                                   size_t ndim, const uint64_t *global_shape, const uint64_t *start,
+                                                   const uint64_t *local_shape, const void *device_in,
+                                                   void *device_out, size_t out_capacity, void *stream);
 rngtrk_status rngtrk_cuda_sample_graphsafe(const uint64_t *device_state, const rngtrk_sample_spec *spec,
                                                       uint64_t first, uint64_t count, void *device_out,
                                                       size_t out_capacity, void *stream);

@@ -127,31 +127,72 @@ def sample_slice(state, global_shape, start, local_shape, out=None, *, layout="s
     return result.reshape(box) if out is None else result
 
 
-def dropout_args(caller, x, out, p, layout, device=False, stream=None):
-    """(spec, source buffer, result, target buffer) of a dropout call."""
-    spec = spec_for(caller, layout, "bernoulli", "u8", {"p": p})
-    spec.dtype = lib.RNGTRK_DTYPE_F32  # dropout: BERNOULLI over f32 data
+def dropout_dtype(x, out, dtype):
+    """The data dtype of a dropout: `dtype` when given, else x's (numpy or
+    torch float32, float16, torch bfloat16), else out's, else f32.  bf16
+    bits in a numpy uint16 array need dtype="bf16"; a dtype dropout does not
+    take is the library's InvalidArgumentError."""
+    if dtype is not None:
+        return dtype
+    for array in (x, out):
+        if array is None:
+            continue
+        found = _dtype_of(array)
+        if found is not None:
+            return found
+        if str(getattr(array, "dtype", "")) in ("uint16", "int16", "torch.int16", "torch.uint16"):
+            raise TypeError("dropout: 16-bit integers hold f16 or bf16 bits: say which with dtype='bf16' or 'f16'")
+    return "f32"
+
+
+def dropout_args(caller, x, out, p, layout, device=False, stream=None, dtype="f32", params=None, count=None):
+    """(spec, source buffer, result, target buffer) of a dropout call over
+    data of `dtype` (the spec: BERNOULLI with p, the dtype the data's);
+    `count`, when given, is the element count x and out must have."""
+    spec = spec_for(caller, layout, "bernoulli", "u8", {"p": p, **(params or {})})
+    spec.dtype = DTYPE.value(dtype)
     if device:
-        source = device_buffer(x, None, "f32", "x", writable=False, stream=stream)
+        source = device_buffer(x, count, dtype, "x", writable=False, stream=stream)
         if out is None:
             raise TypeError(f"{caller}: out is required (the CUDA calls do not allocate; out=x works in place)")
-        target = device_buffer(out, source.count, "f32", "out", stream=stream)
+        target = device_buffer(out, source.count, dtype, "out", stream=stream)
         return spec, source, out, target
-    source = host_buffer(x, None, "f32", "x", writable=False)
-    result, target = host_output(source.count, out, "f32")
+    source = host_buffer(x, count, dtype, "x", writable=False)
+    result, target = host_output(source.count, out, dtype)
     return spec, source, result, target
 
 
-def dropout(state, x, out=None, *, p, first=0, layout="stateless"):
-    """Dropout of the f32 values `x` (a numpy array or CPU tensor) as
-    elements [first, first + x.size) of a tensor: out = x / p where the
-    element is kept (keep probability `p`), else 0.  `out` defaults to a new
-    array; out=x works in place."""
+def dropout(state, x, out=None, *, p, first=0, layout="stateless", dtype=None, **params):
+    """Dropout of the values `x` (a numpy array or CPU tensor of f32, f16 or
+    bf16: numpy float32 or float16, uint16 bits with dtype="bf16", torch
+    float32, float16 or bfloat16) as elements [first, first + x.size) of a
+    tensor, as torch's x * mask * scale computes it: out = x * scale where
+    the element is kept (keep probability `p`; scale = 1/p in the data's
+    dtype), else x * 0 (-0 for a negative, NaN for NaN).  `params`: the
+    torch-eager-cuda geometry (sm_count, max_threads_per_sm, numel) and
+    threads.  `out` defaults to a new 1-d array; out=x works in place."""
     state = as_state(state)
-    spec, source, result, target = dropout_args("dropout", x, out, p, layout)
-    check(lib.rngtrk_dropout_f32(state._as_c(), spec, _u64(first, "first"), source.count,
-                                 ffi.cast("float *", source.pointer), ffi.cast("float *", target.pointer)))
+    dtype = dropout_dtype(x, out, dtype)
+    spec, source, result, target = dropout_args("dropout", x, out, p, layout, dtype=dtype,
+                                                params=params)
+    check(lib.rngtrk_dropout(state._as_c(), spec, _u64(first, "first"), source.count, pointer(source),
+                             pointer(target), target.count * dtype_size(dtype)))
     return result
+
+
+def dropout_slice(state, global_shape, start, x, out=None, *, p, layout="stateless", dtype=None, **params):
+    """Dropout of this rank's box `x` (shape local_shape) of a row-major
+    tensor of global_shape at `start`: the same values as the box of the
+    whole tensor's dropout (see dropout).  `out` defaults to a new array of
+    x's shape; out=x works in place."""
+    state = as_state(state)
+    dtype = dropout_dtype(x, out, dtype)
+    ndim, c_dims, count, box = shapes(global_shape, start, tuple(getattr(x, "shape", ())))
+    spec, source, result, target = dropout_args("dropout_slice", x, out, p, layout, dtype=dtype,
+                                                params=params, count=count)
+    check(lib.rngtrk_dropout_slice(state._as_c(), spec, ndim, c_dims[0], c_dims[1], c_dims[2], pointer(source),
+                                   pointer(target), target.count * dtype_size(dtype)))
+    return result.reshape(box) if out is None else result
 
 
 def offset_increment(numel, *, layout="stateless", dist="uniform", dtype="f32", **params):
@@ -208,13 +249,31 @@ def cuda_sample_slice(state, global_shape, start, local_shape, out, *, stream=No
     return out
 
 
-def cuda_dropout(state, x, out, *, p, first=0, layout="stateless", stream=None):
-    """dropout on device arrays: `x` and `out` (out=x works in place)."""
+def cuda_dropout(state, x, out, *, p, first=0, layout="stateless", stream=None, dtype=None, **params):
+    """dropout on device arrays `x` and `out` (f32, f16 or bf16; out=x works
+    in place), in one kernel on `stream`.  Returns `out`."""
     state = as_state(state)
-    spec, source, result, target = dropout_args("cuda_dropout", x, out, p, layout, device=True, stream=stream)
-    check(lib.rngtrk_cuda_dropout_f32(state._as_c(), spec, _u64(first, "first"), source.count,
-                                      ffi.cast("float *", source.pointer), ffi.cast("float *", target.pointer),
-                                      _stream(target)))
+    dtype = dropout_dtype(x, out, dtype)
+    spec, source, result, target = dropout_args("cuda_dropout", x, out, p, layout, device=True, stream=stream,
+                                                dtype=dtype, params=params)
+    check(lib.rngtrk_cuda_dropout(state._as_c(), spec, _u64(first, "first"), source.count, pointer(source),
+                                  pointer(target), target.count * dtype_size(dtype), _stream(target)))
+    return result
+
+
+def cuda_dropout_slice(state, global_shape, start, x, out, *, p, layout="stateless", stream=None, dtype=None,
+                       **params):
+    """dropout_slice on device arrays `x` and `out` (x's shape is the box's),
+    in one kernel on `stream`.  Returns `out`."""
+    state = as_state(state)
+    dtype = dropout_dtype(x, out, dtype)
+    ndim, c_dims, count, _ = shapes(global_shape, start, tuple(getattr(x, "shape", ())))
+    spec, source, result, target = dropout_args("cuda_dropout_slice", x, out, p, layout, device=True, stream=stream,
+                                                dtype=dtype, params=params,
+                                                count=count)
+    check(lib.rngtrk_cuda_dropout_slice(state._as_c(), spec, ndim, c_dims[0], c_dims[1], c_dims[2],
+                                        pointer(source), pointer(target), target.count * dtype_size(dtype),
+                                        _stream(target)))
     return result
 
 

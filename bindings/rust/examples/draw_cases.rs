@@ -12,7 +12,7 @@
 //! this driver cannot express.
 use std::io::Write;
 
-use rngtrk::{BF16Bits, Element, Error, F16Bits, ForkGuard, Layout, PhiloxState, SampleSpec, Tracker};
+use rngtrk::{BF16Bits, DropoutElement, Element, Error, F16Bits, ForkGuard, Layout, PhiloxState, SampleSpec, Tracker};
 
 /// The tracker cases' named state (as `cases.py`'s STATE_NAME).
 const STATE_NAME: &str = "xlang-rng";
@@ -149,6 +149,53 @@ fn dropout_input(count: usize) -> Vec<f32> {
     (0..count as u64).map(|i| ((i * 7) % 23) as f32 - 11.0).collect()
 }
 
+/// A dropout data type: dropout's input of it (the small integers above are
+/// exact in f16 and bf16 too).
+trait DropoutData: DropoutElement + NativeBytes {
+    fn from_small_integer(v: f32) -> Self;
+}
+impl DropoutData for f32 {
+    fn from_small_integer(v: f32) -> Self {
+        v
+    }
+}
+impl DropoutData for BF16Bits {
+    fn from_small_integer(v: f32) -> Self {
+        BF16Bits((v.to_bits() >> 16) as u16)
+    }
+}
+impl DropoutData for F16Bits {
+    fn from_small_integer(v: f32) -> Self {
+        // Rebias the exponent; the 13 low mantissa bits are zero here.
+        let b = v.to_bits();
+        let sign = ((b >> 16) & 0x8000) as u16;
+        if b & 0x7FFF_FFFF == 0 {
+            return F16Bits(sign);
+        }
+        F16Bits(sign | ((((b >> 23) & 0xFF) - 112) << 10) as u16 | ((b >> 13) & 0x3FF) as u16)
+    }
+}
+
+/// A dropout or dslice case (rngtrk::dropout, rngtrk::dropout_slice) over data of type `T`.
+fn dropout_typed<T: DropoutData>(
+    case: &Case,
+    op: &str,
+    spec: &SampleSpec,
+    state: PhiloxState,
+) -> Result<Drawn, String> {
+    if op == "dslice" {
+        let (global, start, local) = (case.dims("shape")?, case.dims("start")?, case.dims("box")?);
+        let input: Vec<T> = dropout_input(box_len(&local)?).into_iter().map(T::from_small_integer).collect();
+        let mut out = vec![T::default(); input.len()];
+        let status = rngtrk::dropout_slice(&state, spec, &global, &start, &local, &input, &mut out);
+        return Ok(status.map(|()| bytes_of(&out)));
+    }
+    let input: Vec<T> = dropout_input(count_of(case)?).into_iter().map(T::from_small_integer).collect();
+    let mut out = vec![T::default(); input.len()];
+    let status = rngtrk::dropout(&state, spec, case.u64("first")?, &input, &mut out);
+    Ok(status.map(|()| bytes_of(&out)))
+}
+
 fn count_of(case: &Case) -> Result<usize, String> {
     let count = case.u64("count")?;
     usize::try_from(count).map_err(|_| format!("count={}", count))
@@ -203,15 +250,25 @@ fn draw_typed<T: Element + NativeBytes>(
 
 /// The draw of a case, from `source`; Err for a case this driver cannot express.
 fn draw(case: &Case, op: &str, source: Source) -> Result<Drawn, String> {
-    if op == "dropout" {
+    if op == "dropout" || op == "dslice" {
         let spec = spec_of(case, "bernoulli")?;
-        let input = dropout_input(count_of(case)?);
-        let mut out = vec![0f32; input.len()];
-        let status = match source {
-            Source::State(state) => rngtrk::dropout(&state, &spec, case.u64("first")?, &input, &mut out),
-            Source::Tracker(tracker) => in_fork(tracker, |g| g.dropout(&spec, &input, &mut out)),
+        return match source {
+            // The data's dtype is the element type.
+            Source::State(state) => match case.need("dtype")? {
+                "f32" => dropout_typed::<f32>(case, op, &spec, state),
+                "f16" => dropout_typed::<F16Bits>(case, op, &spec, state),
+                "bf16" => dropout_typed::<BF16Bits>(case, op, &spec, state),
+                other => Err(format!("dropout dtype {}", other)),
+            },
+            // tdropout: rngtrk_tracker_dropout_f32 over f32 data.
+            Source::Tracker(tracker) if op == "dropout" => {
+                let input = dropout_input(count_of(case)?);
+                let mut out = vec![0f32; input.len()];
+                let status = in_fork(tracker, |g| g.dropout(&spec, &input, &mut out));
+                Ok(status.map(|()| bytes_of(&out)))
+            }
+            Source::Tracker(_) => Err(format!("op t{}", op)),
         };
-        return Ok(status.map(|()| bytes_of(&out)));
     }
     if op != "sample" && op != "slice" {
         return Err(format!("op {}", op));

@@ -24,7 +24,7 @@
 use std::os::raw::c_void;
 
 use crate::error::{check, Error};
-use crate::sampling::{Element, SampleSpec, SliceBox};
+use crate::sampling::{DropoutElement, Element, SampleSpec, SliceBox};
 use crate::state::PhiloxState;
 use crate::sys;
 
@@ -79,22 +79,55 @@ pub unsafe fn sample_slice<T: Element>(
     }))
 }
 
-/// [`crate::dropout`] of `count` floats from `device_in` to `device_out`
-/// (the same pointer works in place).
+/// [`crate::dropout`] of `count` elements of `T` (`f32`, [`F16Bits`](crate::F16Bits),
+/// [`BF16Bits`](crate::BF16Bits)) from `device_in` to `device_out` (the same
+/// pointer works in place), in one kernel (`rngtrk_cuda_dropout`).
 ///
 /// # Safety
-/// The module's contract: both pointers hold `count` floats.
-pub unsafe fn dropout(
+/// The module's contract: both pointers hold `count` elements of `T`.
+pub unsafe fn dropout<T: DropoutElement>(
     state: &PhiloxState,
     spec: &SampleSpec,
     first: u64,
     count: u64,
-    device_in: *const f32,
-    device_out: *mut f32,
+    device_in: *const T,
+    device_out: *mut T,
     stream: Stream,
 ) -> Result<(), Error> {
-    let c = spec.c_dropout_spec()?;
-    check(sys::rngtrk_cuda_dropout_f32(&state.to_c(), &c, first, count, device_in, device_out, stream))
+    let c = spec.c_dropout_spec(T::DTYPE)?;
+    check(sys::rngtrk_cuda_dropout(
+        &state.to_c(),
+        &c,
+        first,
+        count,
+        device_in.cast(),
+        device_out.cast(),
+        capacity::<T>(count),
+        stream,
+    ))
+}
+
+/// [`crate::dropout_slice`] from `device_in` to `device_out` (the box's
+/// elements each; the same pointer works in place), in one kernel.
+///
+/// # Safety
+/// The module's contract: both pointers hold the box's elements of `T`.
+pub unsafe fn dropout_slice<T: DropoutElement>(
+    state: &PhiloxState,
+    spec: &SampleSpec,
+    global_shape: &[u64],
+    start: &[u64],
+    local_shape: &[u64],
+    device_in: *const T,
+    device_out: *mut T,
+    stream: Stream,
+) -> Result<(), Error> {
+    let shape = SliceBox::new(global_shape, start, local_shape)?;
+    let c = spec.c_dropout_spec(T::DTYPE)?;
+    let (source, out, capacity) = (device_in.cast(), device_out.cast(), capacity::<T>(shape.count));
+    check(shape.call(|ndim, global, start, local| {
+        sys::rngtrk_cuda_dropout_slice(&state.to_c(), &c, ndim, global, start, local, source, out, capacity, stream)
+    }))
 }
 
 /// Graph-safe sampling: the kernel reads the state from `device_state`

@@ -169,8 +169,8 @@ pub use generation::{philox4x32_10, random_u32, uniform_f32};
 pub use ledger::{LedgerMode, LedgerOverlap, ReplayGuard};
 pub use load::{CheckpointSource, LoadOptions};
 pub use sampling::{
-    cpu_path, dropout, dropout_in_place, sample, sample_slice, BF16Bits, Distribution, Dtype, Element, F16Bits, Layout,
-    SampleSpec,
+    cpu_path, dropout, dropout_in_place, dropout_slice, dropout_slice_in_place, sample, sample_slice, BF16Bits,
+    Distribution, DropoutElement, Dtype, Element, F16Bits, Layout, SampleSpec,
 };
 pub use state::PhiloxState;
 pub use tracker::{ForkGuard, Tracker};

@@ -234,6 +234,13 @@ macro_rules! element {
 }
 element!(u8 => U8, u32 => U32, u64 => U64, F16Bits => F16, BF16Bits => BF16, f32 => F32, f64 => F64);
 
+/// A data element type dropout takes: `f32`, [`F16Bits`] and [`BF16Bits`]
+/// (their dtypes F32, F16 and BF16).
+pub trait DropoutElement: Element {}
+impl DropoutElement for f32 {}
+impl DropoutElement for F16Bits {}
+impl DropoutElement for BF16Bits {}
+
 /// What to sample: a distribution with its parameters, a layout, and for
 /// the torch-eager-cuda layout the GPU geometry.  A builder:
 ///
@@ -347,13 +354,13 @@ impl SampleSpec {
         Ok(c)
     }
 
-    /// The C spec of a dropout: f32 data, masked by this spec's
+    /// The C spec of a dropout: data of `dtype`, masked by this spec's
     /// distribution, which the library refuses unless it is bernoulli.  The
     /// init fills the spec of a bernoulli u8 mask, the one it makes.
-    pub(crate) fn c_dropout_spec(&self) -> Result<sys::rngtrk_sample_spec, Error> {
+    pub(crate) fn c_dropout_spec(&self, dtype: Dtype) -> Result<sys::rngtrk_sample_spec, Error> {
         let mut c = init_spec(self.layout, sys::rngtrk_distribution_RNGTRK_DIST_BERNOULLI, Dtype::U8)?;
         c.distribution = self.distribution.to_c().0;
-        c.dtype = Dtype::F32.to_c();
+        c.dtype = dtype.to_c();
         self.fill(&mut c);
         Ok(c)
     }
@@ -446,7 +453,7 @@ pub(crate) fn check_same_len(input: usize, out: usize) -> Result<(), Error> {
     if input == out {
         Ok(())
     } else {
-        Err(Error::invalid(format!("dropout's input holds {} floats but its output {}", input, out)))
+        Err(Error::invalid(format!("dropout's input holds {} elements but its output {}", input, out)))
     }
 }
 
@@ -490,30 +497,89 @@ pub fn sample_slice<T: Element>(
     }))
 }
 
-/// Dropout of elements `first ..` in one pass: `out[i] = input[i] / p` where
-/// element first + i is kept by `spec`'s bernoulli mask (p = keep
-/// probability), else 0.  `input` and `out` must have the same length.
-pub fn dropout(
+/// Dropout of elements `first ..` in one pass, as torch's `x * mask *
+/// scale` computes it, over `f32`, [`F16Bits`] or [`BF16Bits`] data (the
+/// element type is the dtype): `out[i] = input[i] * scale` where element
+/// first + i is kept by `spec`'s bernoulli mask (p = keep probability; the
+/// scale is 1/p rounded to float, then to the dtype), else `input[i] * 0`
+/// (-0 for a negative, NaN for NaN), computed in `f32` and rounded once to
+/// the dtype (`rngtrk_dropout`).  `input` and `out` must have the same
+/// length.
+///
+/// Errors: `InvalidArgument` (not bernoulli; p outside 0..=1 or not
+/// finite; the torch-eager-cuda geometry; `numel` below first + count),
+/// `Overflow`.
+pub fn dropout<T: DropoutElement>(
     state: &PhiloxState,
     spec: &SampleSpec,
     first: u64,
-    input: &[f32],
-    out: &mut [f32],
+    input: &[T],
+    out: &mut [T],
 ) -> Result<(), Error> {
     check_same_len(input.len(), out.len())?;
-    let c = spec.c_dropout_spec()?;
-    // SAFETY: both slices hold out.len() floats; distinct by Rust's borrows.
+    let c = spec.c_dropout_spec(T::DTYPE)?;
+    let (ptr, capacity) = out_parts(out);
+    // SAFETY: both slices hold out.len() elements; distinct by Rust's borrows.
     check(unsafe {
-        sys::rngtrk_dropout_f32(&state.to_c(), &c, first, out.len() as u64, input.as_ptr(), out.as_mut_ptr())
+        sys::rngtrk_dropout(&state.to_c(), &c, first, input.len() as u64, input.as_ptr().cast(), ptr, capacity)
     })
 }
 
 /// [`dropout`] in place.
-pub fn dropout_in_place(state: &PhiloxState, spec: &SampleSpec, first: u64, data: &mut [f32]) -> Result<(), Error> {
-    let c = spec.c_dropout_spec()?;
-    let p = data.as_mut_ptr();
-    // SAFETY: the library allows in == out; `p` holds data.len() floats.
-    check(unsafe { sys::rngtrk_dropout_f32(&state.to_c(), &c, first, data.len() as u64, p, p) })
+pub fn dropout_in_place<T: DropoutElement>(
+    state: &PhiloxState,
+    spec: &SampleSpec,
+    first: u64,
+    data: &mut [T],
+) -> Result<(), Error> {
+    let c = spec.c_dropout_spec(T::DTYPE)?;
+    let count = data.len() as u64;
+    let (ptr, capacity) = out_parts(data);
+    // SAFETY: the library allows in == out; `ptr` holds data.len() elements.
+    check(unsafe { sys::rngtrk_dropout(&state.to_c(), &c, first, count, ptr, ptr, capacity) })
+}
+
+/// [`dropout`] of the box from `start` of extent `local_shape` of a
+/// row-major tensor of `global_shape`: `input` and `out` hold the box
+/// (row-major), and the result equals the same box of the whole tensor's
+/// dropout (`rngtrk_dropout_slice`).  Both lengths must equal the box's
+/// element count (checked before the call).
+pub fn dropout_slice<T: DropoutElement>(
+    state: &PhiloxState,
+    spec: &SampleSpec,
+    global_shape: &[u64],
+    start: &[u64],
+    local_shape: &[u64],
+    input: &[T],
+    out: &mut [T],
+) -> Result<(), Error> {
+    check_same_len(input.len(), out.len())?;
+    let shape = SliceBox::new(global_shape, start, local_shape)?.filling(out.len())?;
+    let c = spec.c_dropout_spec(T::DTYPE)?;
+    let (ptr, capacity) = out_parts(out);
+    let source = input.as_ptr().cast();
+    // SAFETY: the shapes hold ndim values each; both slices hold the box.
+    check(shape.call(|ndim, global, start, local| unsafe {
+        sys::rngtrk_dropout_slice(&state.to_c(), &c, ndim, global, start, local, source, ptr, capacity)
+    }))
+}
+
+/// [`dropout_slice`] in place.
+pub fn dropout_slice_in_place<T: DropoutElement>(
+    state: &PhiloxState,
+    spec: &SampleSpec,
+    global_shape: &[u64],
+    start: &[u64],
+    local_shape: &[u64],
+    data: &mut [T],
+) -> Result<(), Error> {
+    let shape = SliceBox::new(global_shape, start, local_shape)?.filling(data.len())?;
+    let c = spec.c_dropout_spec(T::DTYPE)?;
+    let (ptr, capacity) = out_parts(data);
+    // SAFETY: the library allows in == out; `ptr` holds the box.
+    check(shape.call(|ndim, global, start, local| unsafe {
+        sys::rngtrk_dropout_slice(&state.to_c(), &c, ndim, global, start, local, ptr, ptr, capacity)
+    }))
 }
 
 /// The CPU code path generation uses here: `"scalar"`, `"avx2"` or

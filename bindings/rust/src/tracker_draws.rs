@@ -2,7 +2,7 @@
 //! advance the state by exactly what the layout consumes (a fork or replay
 //! guard offers the same, `src/guards.rs`).
 use crate::error::{check, Error};
-use crate::sampling::{check_same_len, out_parts, Element, SampleSpec, SliceBox};
+use crate::sampling::{check_same_len, out_parts, Dtype, Element, SampleSpec, SliceBox};
 use crate::state::PhiloxState;
 use crate::sys;
 use crate::tracker::Tracker;
@@ -49,11 +49,16 @@ impl Tracker {
         Ok(PhiloxState::from_c(drawn_from))
     }
 
-    /// [`crate::dropout`] of `input` from the active state, advancing it as
-    /// [`Tracker::sample`] would; returns the state drawn from.
+    /// Dropout of the `f32` values `input` from the active state, advancing
+    /// it as [`Tracker::sample`] would; returns the state drawn from
+    /// (`rngtrk_tracker_dropout_f32`).  Its rule is that C function's, not
+    /// quite [`crate::dropout`]'s: a kept element is `input * (1.0f32 /
+    /// p as f32)`, a dropped one `+0`; for a `p` that is an `f32` value
+    /// they differ only where `crate::dropout` writes `input * 0` (-0 for a
+    /// negative, NaN for NaN or infinity).
     pub fn dropout(&mut self, spec: &SampleSpec, input: &[f32], out: &mut [f32]) -> Result<PhiloxState, Error> {
         check_same_len(input.len(), out.len())?;
-        let c = spec.c_dropout_spec()?;
+        let c = spec.c_dropout_spec(Dtype::F32)?;
         let mut drawn_from = before();
         // SAFETY: both slices hold out.len() floats.
         check(unsafe {
@@ -71,7 +76,7 @@ impl Tracker {
 
     /// [`Tracker::dropout`] in place.
     pub fn dropout_in_place(&mut self, spec: &SampleSpec, data: &mut [f32]) -> Result<PhiloxState, Error> {
-        let c = spec.c_dropout_spec()?;
+        let c = spec.c_dropout_spec(Dtype::F32)?;
         let p = data.as_mut_ptr();
         let mut drawn_from = before();
         // SAFETY: the library allows in == out; `p` holds data.len() floats.

@@ -283,7 +283,7 @@ fn lengths_that_disagree_are_refused_before_the_call_and_nothing_moves() {
     let e = t.sample_slice(&SampleSpec::bits(), &[1, 1], &[0, 0], &[u64::MAX, 2], &mut [0u32; 1]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Overflow);
     let e = t.dropout(&SampleSpec::bernoulli(0.5), &[1.0; 4], &mut [0.0; 3]).unwrap_err();
-    assert!(e.message().contains("input holds 4 floats but its output 3"), "{}", e);
+    assert!(e.message().contains("input holds 4 elements but its output 3"), "{}", e);
     // The library's rule, refused by it: dropout's mask is a bernoulli one.
     let e = t.dropout(&SampleSpec::uniform(0.0, 1.0), &[1.0; 3], &mut [0.0; 3]).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidArgument);
