@@ -25,6 +25,7 @@ import torch
 
 from .._library import ffi, lib
 from ..errors import RngtrkOverflowError, check
+from .._names import DTYPE
 from ..sampling import make_spec
 from ..tracker import Tracker
 
@@ -138,10 +139,13 @@ def new_output(shape, spec, device):
     return torch.empty(shape, dtype=TORCH_DTYPES[spec.dtype], device=device)
 
 
+_VOID_P = ffi.typeof("void *")
+
+
 def _memory(tensor, count):
     """(pointer, bytes) of a contiguous tensor of `count` elements this
     module made or checked."""
-    return (ffi.cast("void *", tensor.data_ptr()) if count else ffi.NULL), count * tensor.element_size()
+    return (ffi.cast(_VOID_P, tensor.data_ptr()) if count else ffi.NULL), count * tensor.element_size()
 
 
 def _box_arrays(box):
@@ -193,13 +197,62 @@ def draw_from_state(state, spec, shape, box, device):
     return fill(new_output(shape, spec, device), state, spec, box)
 
 
-def c_tracker_of(tracker):
-    """The rngtrk.Tracker whose active state a draw from `tracker` starts
-    from, or None when that is torch's CUDA generator (a drop-in tracker
-    with CUDA)."""
-    if isinstance(tracker, Tracker):
-        return tracker
-    return None if tracker._cuda else tracker.tracker
+# -- dropout in one pass ---------------------------------------------------------------
+
+# The data dtypes the library's dropout takes in one pass (rngtrk_dropout:
+# x * (keep ? 1/p rounded to the dtype : 0), computed in float, rounded once).
+DROPOUT_DTYPES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16"}
+_DROPOUT_SPECS = {}  # (mask Spec.key(), data dtype name) -> the library's dropout spec
+
+
+def _dropout_c_spec(mask_spec, data_dtype):
+    """The library's dropout spec: `mask_spec`'s (bernoulli, p = the keep
+    probability), its dtype the data's."""
+    key = (mask_spec.key(), data_dtype)
+    found = _DROPOUT_SPECS.get(key)
+    if found is None:
+        def make():
+            spec = ffi.new("rngtrk_sample_spec *")
+            ffi.buffer(spec)[:] = ffi.buffer(c_spec(mask_spec))
+            spec.dtype = DTYPE.value(data_dtype)
+            return spec
+        found = _kept(_DROPOUT_SPECS, key, make)
+    return found
+
+
+def dropout_into(out, x, state, mask_spec, box=None):
+    """out = the dropout of `x` (contiguous, CPU or CUDA; `out` may be `x`)
+    with the keep mask `mask_spec` draws from `state`: x * (mask * scale),
+    scale = 1 / keep probability rounded to x's dtype; the whole tensor, or
+    the box (global_shape, start, local_shape) of it.  f32, f16 and bf16 in
+    one pass of the library (one kernel on CUDA); other float dtypes (f64)
+    as the mask, then one multiply."""
+    name = DROPOUT_DTYPES.get(x.dtype)
+    if name is None:
+        mask = draw_from_state(state, mask_spec, tuple(x.shape), box, x.device)
+        scale = torch.tensor(1.0 / mask_spec.a, dtype=x.dtype, device=x.device)
+        return torch.mul(x, mask.to(x.dtype) * scale, out=out)
+    count = x.numel()
+    source = ffi.cast("void *", x.data_ptr()) if count else ffi.NULL
+    target, capacity = _memory(out, count)
+    spec = _dropout_c_spec(mask_spec, name)
+    if x.is_cuda:
+        stream = ffi.cast("void *", raw_stream(x.device))
+        if box is None:
+            status = lib.rngtrk_cuda_dropout(_c_state(state), spec, 0, count, source, target, capacity, stream)
+        else:
+            status = lib.rngtrk_cuda_dropout_slice(_c_state(state), spec, *_box_arrays(box), source, target,
+                                                   capacity, stream)
+    elif x.is_cpu:
+        if box is None:
+            status = lib.rngtrk_dropout(_c_state(state), spec, 0, count, source, target, capacity)
+        else:
+            status = lib.rngtrk_dropout_slice(_c_state(state), spec, *_box_arrays(box), source, target, capacity)
+    else:
+        raise TypeError(f"rngtrk.torch fills CPU and CUDA tensors, not {x.device.type} ones")
+    if status:
+        check(status)
+    return out
 
 
 def source(tracker):
@@ -215,11 +268,11 @@ def source(tracker):
 def draw_from_tracker(tracker, spec, shape, box, device):
     """draw_from_state from the tracker's state, then the tracker moves, once
     the tensor is filled: a refused draw leaves it as it was."""
-    c_tracker = c_tracker_of(tracker)
-    if c_tracker is not None and device.type == "cpu":
+    c_tracker = tracker if isinstance(tracker, Tracker) else None if tracker._cuda else tracker.tracker
+    out = torch.empty(shape, dtype=TORCH_DTYPES[spec.dtype], device=device)
+    if c_tracker is not None and out.is_cpu:
         # One library call reads the active state, fills and advances it
         # (by the whole tensor's increment; a refused draw moves nothing).
-        out = new_output(shape, spec, device)
         count = out.numel()
         pointer, capacity = _memory(out, count)
         if box is None:
@@ -229,7 +282,6 @@ def draw_from_tracker(tracker, spec, shape, box, device):
                             ffi.NULL)
         return out
     step = increment(spec, box[0] if box is not None else shape)  # a refused spec or size: nothing read
-    out = new_output(shape, spec, device)
     start, commit = source(tracker)
     fill(out, start, spec, box)
     commit(step)
@@ -237,4 +289,4 @@ def draw_from_tracker(tracker, spec, shape, box, device):
 
 
 __all__ = ["TORCH_DTYPES", "FLOAT_DTYPES", "NO_GEOMETRY", "Spec", "spec_of", "c_spec", "numel", "increment", "new_output",
-           "fill", "draw_from_state", "draw_from_tracker", "source", "raw_stream"]
+           "fill", "draw_from_state", "draw_from_tracker", "source", "raw_stream", "DROPOUT_DTYPES", "dropout_into"]

@@ -20,13 +20,19 @@ by its CUDA kernels on torch's current stream.  16-bit floats are made as
 f16/bf16 directly (the library defines them; normal's are its f32 values
 rounded to nearest even, as torch's .to() rounds).
 """
+from math import copysign
+
 import torch
 
 from ..errors import invalid
 from ._kernels import FLOAT_DTYPES, NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, numel, spec_of
 from ._generators import state_of
 from ._rng_state_hook import settle
-from ._torch_ops import draw_untraceable, register, sample_op, traceable_state, tracing, tracker_sample_op
+from ._dropout import dropout_from_state, dropout_from_tracker
+from ._torch_ops import (
+    draw_untraceable, dropout_op, dropout_untraceable, register, sample_op, traceable_state, tracing,
+    tracker_dropout_op, tracker_sample_op, transforming,
+)
 from .megatron import get_cuda_rng_tracker
 
 _GEOMETRY = ("sm_count", "max_threads_per_sm")
@@ -34,6 +40,8 @@ _GEOMETRY = ("sm_count", "max_threads_per_sm")
 
 def _size(size):
     """A shape from rand(2, 3), rand((2, 3)) or rand(torch.Size([2, 3]))."""
+    if len(size) == 1 and type(size[0]) is int and size[0] >= 0:  # rand(n): the common case, fast
+        return size
     if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
         size = tuple(size[0])
     for n in size:
@@ -57,12 +65,29 @@ def _device(device):
     return found
 
 
+# An eager call of a kind seen before (shape, distribution, dtype, device,
+# layout, parameters; no geometry, no box) skips every check: what the
+# checks made (the torch.device, and the Spec with the library's spec) is
+# kept, under a key that holds each zero parameter's sign (-0.0 == 0.0,
+# but a mean of -0.0 gives other bits).
+_PLANS = {}
+
+
 def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry, box=None):
     """The core of every op: a tensor of `shape` (the box's, for a slice)
     drawn as elements of the tensor box[0] (or `shape`): from `state`, or
     from `tracker` (default: the process tracker), which moves once the
     tensor is filled.  While torch traces the caller, through the torch
     operators of _torch_ops (the same functions underneath)."""
+    key = None
+    if box is None and not geometry and not tracing():
+        try:
+            key = (shape, dist, rng_dtype, device, layout, a, b, copysign(1.0, a), copysign(1.0, b))
+            plan = _PLANS.get(key)
+        except TypeError:  # an unhashable or non-number argument: the checks below say what is wrong
+            key = plan = None
+        if plan is not None:
+            return _draw_eagerly(shape, plan[1], plan[0], state, tracker, None)
     numel(box[0] if box is not None else shape)  # a tensor past 2^64 elements: refused before anything
     device = _device(device)
     sm_count = geometry.get("sm_count", NO_GEOMETRY) if geometry else NO_GEOMETRY
@@ -77,6 +102,14 @@ def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry
                                  device)
     # Eager: the kind of draw checked (and its library spec made) once, then the C call.
     spec = spec_of(layout, dist, rng_dtype, float(a), float(b), sm_count, max_threads_per_sm)
+    if box is None and not geometry and key is not None:
+        if len(_PLANS) >= 512:
+            _PLANS.clear()
+        _PLANS[key] = (device, spec)
+    return _draw_eagerly(shape, spec, device, state, tracker, box)
+
+
+def _draw_eagerly(shape, spec, device, state, tracker, box):
     if state is not None:
         return draw_from_state(state_of(state), spec, shape, box, device)
     if tracker is None:
@@ -136,11 +169,40 @@ def bernoulli(*size, p=0.5, state=None, tracker=None, dtype=torch.uint8, device=
     return mask if dtype == torch.uint8 else mask.to(dtype)
 
 
-def _apply_dropout(x, mask, p, inplace):
-    """x * mask / (1 - p) in x's dtype (one multiply by the rounded scale)."""
-    scale = torch.tensor(1.0 / (1.0 - p), dtype=x.dtype, device=x.device)
-    kept = mask.to(x.dtype) * scale
-    return x.mul_(kept) if inplace else x * kept
+def _dropout(x, keep, inplace, state, tracker, layout, geometry, box=None):
+    """The core of dropout and dropout_slice: x * (mask * scale), the mask
+    drawn with keep probability `keep` (the box's part of the whole
+    tensor's mask, for a slice), scale 1 / keep rounded to x's dtype, from
+    `state` or from `tracker` (default: the process tracker), which moves
+    past the mask.  In one pass, and nothing saved for backward but the
+    state (_dropout); while torch traces the caller, through the torch
+    operators of _torch_ops."""
+    numel(box[0] if box is not None else tuple(x.shape))
+    sm_count = geometry.get("sm_count", NO_GEOMETRY) if geometry else NO_GEOMETRY
+    max_threads_per_sm = geometry.get("max_threads_per_sm", NO_GEOMETRY) if geometry else NO_GEOMETRY
+    if tracing():
+        spec = Spec(layout, "bernoulli", "u8", keep, 0.0, sm_count, max_threads_per_sm)
+        if transforming():  # torch.func: the mask, then one multiply (the mask kept, as torch.func keeps it)
+            mask = _draw(box[2] if box is not None else tuple(x.shape), "bernoulli", "u8", x.device, state, tracker,
+                         layout, keep, 0.0, geometry, box)
+            kept = mask.to(x.dtype) * torch.tensor(1.0 / keep, dtype=x.dtype, device=x.device)
+            return x.mul_(kept) if inplace else x * kept
+        if state is not None:
+            if traceable_state(state) or not torch.compiler.is_compiling():
+                out = dropout_op(x, state, spec, box)
+            else:
+                out = dropout_untraceable(x, state, spec, box)
+        else:
+            out = tracker_dropout_op(tracker if tracker is not None else get_cuda_rng_tracker(), x, spec, box)
+        return x.copy_(out) if inplace else out
+    spec = spec_of(layout, "bernoulli", "u8", keep, 0.0, sm_count, max_threads_per_sm)
+    if state is not None:
+        return dropout_from_state(x, state_of(state), spec, box, inplace)
+    if tracker is None:
+        tracker = get_cuda_rng_tracker()  # the process tracker
+    settle()  # a recompute that raised is over: its tracker is put back first
+    register(tracker)
+    return dropout_from_tracker(x, tracker, spec, box, inplace)[0]
 
 
 def _check_dropout_input(x, inplace, op):
@@ -155,7 +217,9 @@ def _check_dropout_input(x, inplace, op):
 def dropout(x, p=0.5, training=True, inplace=False, *, state=None, tracker=None, layout="stateless", **geometry):
     """torch.nn.functional.dropout's semantics (p = the probability of
     zeroing; kept values scaled by 1 / (1 - p)) with rngtrk's mask: the same
-    mask on CPU and CUDA for the same state.  Differentiable through x."""
+    mask on CPU and CUDA for the same state.  Differentiable through x; in
+    one pass (f32, f16, bf16), and backward draws the mask again from its
+    state instead of keeping it."""
     _check_dropout_input(x, inplace, "dropout")
     p = _check_p(p, "dropout")
     _geometry(geometry, "dropout")
@@ -163,9 +227,7 @@ def dropout(x, p=0.5, training=True, inplace=False, *, state=None, tracker=None,
         return x
     if p == 1.0:
         return x.zero_() if inplace else torch.zeros_like(x)
-    mask = bernoulli(tuple(x.shape), p=1.0 - p, state=state, tracker=tracker, device=x.device, layout=layout,
-                     **geometry)
-    return _apply_dropout(x, mask, p, inplace)
+    return _dropout(x, 1.0 - p, inplace, state, tracker, layout, geometry)
 
 
 def rand_like(x, **kwargs):
@@ -236,6 +298,4 @@ def dropout_slice(x, global_shape, start, p=0.5, training=True, inplace=False, *
         return x
     if p == 1.0:
         return x.zero_() if inplace else torch.zeros_like(x)
-    mask = bernoulli_slice(*box, p=1.0 - p, state=state, tracker=tracker, device=x.device, layout=layout,
-                           **geometry)
-    return _apply_dropout(x, mask, p, inplace)
+    return _dropout(x, 1.0 - p, inplace, state, tracker, layout, geometry, box)

@@ -40,7 +40,8 @@ import torch
 from ..errors import UnavailableError
 from ..state import STATE_BYTES, PhiloxState
 from ._dynamo_watch import when_dynamo_imported
-from ._generators import StateFormatError, state_of
+from ._dropout import dropout_from_state, dropout_from_tracker
+from ._generators import StateFormatError, state_of, state_tensor
 from ._kernels import NO_GEOMETRY, Spec, TORCH_DTYPES, draw_from_state, draw_from_tracker
 
 AVAILABLE = hasattr(torch, "library") and hasattr(torch.library, "register_fake") and hasattr(torch, "compiler") \
@@ -63,6 +64,15 @@ def tracing():
     if any(torch._C._get_dispatch_mode(key) is not None for key in _TRACING_MODES):
         return True
     return torch._C._functorch.peek_interpreter_stack() is not None
+
+
+def transforming():
+    """Whether a torch.func transform (grad, vmap, ...) is what traces the
+    caller, with no compiler and no tracing mode: torch 2.14's operators
+    with registered autograd do not run under those transforms."""
+    return (AVAILABLE and not torch.compiler.is_compiling()  # (first: dynamo cannot trace the rest)
+            and torch._C._functorch.peek_interpreter_stack() is not None
+            and all(torch._C._get_dispatch_mode(key) is None for key in _TRACING_MODES))
 
 
 _TRACING_MODES = tuple(getattr(torch._C._TorchDispatchModeKey, key) for key in ("FAKE", "PROXY", "FUNCTIONAL")
@@ -132,8 +142,59 @@ def _tracker_sample(tick, key, forks, layout, dist, dtype, a, b, sm_count, max_t
     return out, tick + 1
 
 
+def _mask_spec(layout, p, sm_count, max_threads_per_sm):
+    return Spec(layout, "bernoulli", "u8", p, 0.0, sm_count, max_threads_per_sm)
+
+
+def _dropout(x, state, layout, p, sm_count, max_threads_per_sm, global_shape, start):
+    box = _box(global_shape, start, tuple(x.shape))
+    return dropout_from_state(x, state_of(state), _mask_spec(layout, p, sm_count, max_threads_per_sm), box, False)
+
+
+def _tracker_dropout(tick, key, forks, x, layout, p, sm_count, max_threads_per_sm, global_shape, start, *, device):
+    tracker = _tracker(key)
+    box = _box(global_shape, start, tuple(x.shape))
+    entered = []
+    try:
+        for name in forks:
+            tracker._enter(name)
+            entered.append(name)
+        out, drawn_from = dropout_from_tracker(x, tracker, _mask_spec(layout, p, sm_count, max_threads_per_sm), box,
+                                               False)
+    finally:
+        for name in reversed(entered):
+            tracker._leave(name)
+    return out, tick + 1, state_tensor(drawn_from)
+
+
 def _fake_output(dtype, shape, out_device):
     return torch.empty(shape, dtype=TORCH_DTYPES[dtype], device=out_device)
+
+
+# What runs outside every graph: functions behind torch._dynamo.disable,
+# wrapped once dynamo is imported (_dynamo_watch).  Dynamo breaks the graph
+# at a call of one and runs it as it is; an operator's implementation, which
+# the dispatcher calls while a compiled function runs (dynamo.explain runs
+# its graphs with dynamo's frame hook still on), is never traced.
+_OUTSIDE = {}   # function name -> that function behind torch._dynamo.disable
+_HIDDEN = []    # the functions to wrap
+
+
+def outside_graphs(function):
+    """`function`, called through its torch._dynamo.disable wrapper once
+    dynamo is imported."""
+    _HIDDEN.append(function)
+    name = function.__name__
+
+    def run(*args, **kwargs):
+        return _OUTSIDE.get(name, function)(*args, **kwargs)
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+def _hide_from_dynamo(dynamo):
+    for function in _HIDDEN:
+        _OUTSIDE[function.__name__] = dynamo.disable(function)
 
 
 _WORD = 1 << 32
@@ -161,11 +222,55 @@ if AVAILABLE and not hasattr(torch.ops.rngtrk, "sample"):
     _lib.define("state_from_words(SymInt seed_lo, SymInt seed_hi, SymInt offset_lo, SymInt offset_hi) -> Tensor")
     for _name, _impl in (("sample", _sample), ("tracker_sample", _tracker_sample),
                          ("state_from_words", _state_from_words)):
-        _lib.impl(_name, _impl, "CompositeExplicitAutograd")
+        _lib.impl(_name, outside_graphs(_impl), "CompositeExplicitAutograd")
 
     @torch.library.register_fake("rngtrk::state_from_words", lib=_lib)
     def _(seed_lo, seed_hi, offset_lo, offset_hi):
         return torch.empty(STATE_BYTES, dtype=torch.uint8)
+
+    # Dropout in one pass, whose backward draws the mask again: from the
+    # explicit state, or from the state the tracker draw returns (16 bytes
+    # saved for backward, no mask).
+    _DROPOUT = "str layout, float p, int sm_count, int max_threads_per_sm, SymInt[] global_shape, SymInt[] start"
+    _lib.define(f"dropout(Tensor x, Tensor state, {_DROPOUT}) -> Tensor")
+    _lib.define(f"tracker_dropout(Tensor tick, int tracker, str[] forks, Tensor x, {_DROPOUT}, *, Device device) "
+                "-> (Tensor, Tensor, Tensor)", tags=(torch.Tag.nondeterministic_seeded, *_HOST))
+    _lib.impl("dropout", outside_graphs(_dropout), "CompositeExplicitAutograd")
+    _lib.impl("tracker_dropout", outside_graphs(_tracker_dropout), "CompositeExplicitAutograd")
+
+    @torch.library.register_fake("rngtrk::dropout", lib=_lib)
+    def _(x, state, layout, p, sm_count, max_threads_per_sm, global_shape, start):
+        return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+    @torch.library.register_fake("rngtrk::tracker_dropout", lib=_lib)
+    def _(tick, key, forks, x, layout, p, sm_count, max_threads_per_sm, global_shape, start, *, device):
+        return (torch.empty_like(x, memory_format=torch.contiguous_format), torch.empty_like(tick),
+                torch.empty(STATE_BYTES, dtype=torch.uint8))
+
+    def _save_state(ctx, state, mask_args):
+        ctx.save_for_backward(state)
+        ctx.mask_args = mask_args
+
+    def _redraw(ctx, grad):
+        state, = ctx.saved_tensors
+        return torch.ops.rngtrk.dropout(grad, state, *ctx.mask_args)
+
+    def _dropout_setup(ctx, inputs, output):
+        _save_state(ctx, inputs[1], inputs[2:])
+
+    def _dropout_backward(ctx, grad):
+        return (_redraw(ctx, grad),) + (None,) * 7
+
+    def _tracker_dropout_setup(ctx, inputs, output, keyword_only_inputs=None):
+        ctx.mark_non_differentiable(output[1], output[2])
+        _save_state(ctx, output[2], inputs[4:])
+
+    def _tracker_dropout_backward(ctx, grad, grad_tick, grad_state):
+        return (None, None, None, _redraw(ctx, grad)) + (None,) * 6
+
+    torch.library.register_autograd("rngtrk::dropout", _dropout_backward, setup_context=_dropout_setup, lib=_lib)
+    torch.library.register_autograd("rngtrk::tracker_dropout", _tracker_dropout_backward,
+                                    setup_context=_tracker_dropout_setup, lib=_lib)
 
     @torch.library.register_fake("rngtrk::sample", lib=_lib)
     def _(state, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape, start, out_device):
@@ -259,14 +364,12 @@ def _at_compile_time(check):
     comptime(check)
 
 
-# What runs outside every graph: the same functions behind
-# torch._dynamo.disable, wrapped once dynamo is imported (_dynamo_watch).
-# Dynamo breaks the graph at a call of one and runs it as it is.
-_OUTSIDE = {}
-
-
 def _draw_state_eagerly(state, spec, shape, box, device):
     return draw_from_state(state_of(state), spec, shape, box, device)
+
+
+def _dropout_state_eagerly(x, state, spec, box):
+    return dropout_from_state(x, state_of(state), spec, box, False)
 
 
 def _enter_eagerly(tracker, name):
@@ -277,11 +380,8 @@ def _leave_eagerly(tracker, name):
     tracker._leave(name)
 
 
-def _hide_from_dynamo(dynamo):
-    for function in (_draw_state_eagerly, _enter_eagerly, _leave_eagerly):
-        _OUTSIDE[function.__name__] = dynamo.disable(function)
-
-
+for _function in (_draw_state_eagerly, _dropout_state_eagerly, _enter_eagerly, _leave_eagerly):
+    outside_graphs(_function)
 when_dynamo_imported(_hide_from_dynamo)
 
 
@@ -291,6 +391,12 @@ def draw_untraceable(state, spec, shape, box, device):
     otherwise made outside the graph, with eager's numbers."""
     _at_compile_time(_refuse_state_in_fullgraph)
     return _OUTSIDE["_draw_state_eagerly"](state, spec, shape, box, device)
+
+
+def dropout_untraceable(x, state, spec, box):
+    """draw_untraceable for dropout."""
+    _at_compile_time(_refuse_state_in_fullgraph)
+    return _OUTSIDE["_dropout_state_eagerly"](x, state, spec, box)
 
 
 _READS_TUPLE_SUBCLASSES = tuple(int(v) for v in torch.__version__.split("+")[0].split(".")[:2]) >= (2, 7)
@@ -336,6 +442,28 @@ def _cuda_fork(tracker):
     return True
 
 
+def _dropout_args(spec, box):
+    global_shape, start = ([], []) if box is None else (list(box[0]), list(box[1]))
+    return spec.layout, float(spec.a), int(spec.sm_count), int(spec.max_threads_per_sm), global_shape, start
+
+
+def dropout_op(x, state, spec, box):
+    """rngtrk::dropout: dropout_from_state as a torch operator (`spec` the
+    mask's)."""
+    return torch.ops.rngtrk.dropout(x, state_input(state), *_dropout_args(spec, box))
+
+
+def tracker_dropout_op(tracker, x, spec, box):
+    """rngtrk::tracker_dropout: dropout_from_tracker as a torch operator,
+    inside the forks traced around it, chained through the tracker's tick."""
+    key = register(tracker)
+    generator_device = torch.device("cuda" if getattr(tracker, "_cuda", False) else "cpu")
+    out, tick, _ = torch.ops.rngtrk.tracker_dropout(tracker._torch_tick, key, list(tracker._torch_forks), x,
+                                                    *_dropout_args(spec, box), device=generator_device)
+    tracker._torch_tick.copy_(tick)
+    return out
+
+
 def fork_enter(tracker, name):
     """A fork's entry while torch traces: recorded for the draws inside,
     which enter the fork themselves; a CUDA tracker's is entered for real,
@@ -355,5 +483,5 @@ def fork_exit(tracker, name):
     tracker._torch_forks.pop()
 
 
-__all__ = ["AVAILABLE", "tracing", "register", "state_input", "sample_op", "tracker_sample_op", "fork_enter",
-           "fork_exit", "draw_untraceable", "NotCompilableError", "StateNotCompilableError", "NO_GEOMETRY"]
+__all__ = ["AVAILABLE", "tracing", "transforming", "register", "state_input", "sample_op", "tracker_sample_op", "dropout_op",
+           "tracker_dropout_op", "fork_enter", "fork_exit", "draw_untraceable", "dropout_untraceable", "NotCompilableError", "StateNotCompilableError", "NO_GEOMETRY"]
