@@ -7,7 +7,7 @@
 #   make bench         Google Benchmark figures (ratios against a reference in the same run)
 #   make bench-python  the Python binding's per-call costs, next to a pure-Python tracker
 #   make bench-rust    the safe Rust API's per-call costs, next to the raw C calls
-#   make bench-torch   rngtrk.torch's fork, next to a plain generator-swapping tracker
+#   make bench-torch   rngtrk.torch's ops, dropout and fork next to torch's own, with targets
 #   make bench-gpu     device figures (needs a GPU)
 #   make test-gpu      the CUDA tests alone (needs a GPU)
 #   make test-mpi      the Open MPI runs (8 ranks, then 4 on another layout); also in make test

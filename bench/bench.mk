@@ -36,11 +36,12 @@ bench-rust: lib
 bench-python: lib
 	$(PYTHON) bench/bench_python.py
 
-# `make bench-torch`: rngtrk.torch.megatron's fork next to a plain tracker
-# that swaps torch's generator state, in the same run (CUDA where there is one).
+# `make bench-torch`: rngtrk.torch's ops, one-pass dropout and fork next to
+# torch's own in the same run, as ratios with their targets (CUDA where there
+# is one; bench/bench_torch.py says what each figure is).
 .PHONY: bench-torch
 bench-torch: lib
-	$(PYTHON) bench/bench_torch_fork.py
+	$(PYTHON) bench/bench_torch.py
 
 # `make bench-gpu`: device figures (needs a GPU; not a test).
 BENCH_GPU := $(BUILD)/bench/bench_gpu
