@@ -59,7 +59,9 @@ endif
 .PHONY: test-gpu
 test-gpu:
 	@test -n "$(CUDA_TEST_PROGRAM)" || { echo "test-gpu: this build has no CUDA: no $(NVCC) (install NVIDIA's CUDA toolkit, or set CUDA_HOME), or CUDA=0"; exit 1; }
-	@tools/install-deps.sh unit
+	@# GoogleTest only (the CUDA tests use nothing else): from GTEST_PREFIX, as
+	@# carried to a GPU machine with no package access, or Debian's.
+	@$(if $(GTEST_PREFIX),true,tools/install-deps.sh gtest)
 	@$(MAKE) --no-print-directory $(CUDA_TEST_PROGRAM)
 	RNGTRK_REQUIRE_GPU=1 $(CUDA_TEST_PROGRAM)
 

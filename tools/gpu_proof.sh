@@ -5,9 +5,17 @@
 # the device benchmark, and keep every log.
 #
 #   tools/gpu_proof.sh [LOGDIR] [STEP...]      steps: info build test memcheck racecheck
-#                                               torch compile megatron megatron-compile dcp slapo python
-#                                               rust bench ncu (default: all)
+#                                               torch compile torchbench megatron megatron-compile dcp
+#                                               slapo python rust bench ncu (default: all)
 #                                               compare (not in the default: needs the base tree)
+#                                               short: info build test torch compile torchbench
+#
+# `short` is the check that fits a short slot of GPU time (issue 33; under
+# 5 minutes on a 16-core H100 machine): the device tests, rngtrk.torch's
+# GPU tests (test_torch.py, test_torch_dropout.py), the compile and
+# checkpoint suites on CUDA, and `make bench-torch` with the training-step
+# figure; it builds for this GPU's architecture alone (CUDA_ARCHS, unless
+# set) and fetches nothing: GoogleTest and cffi come from .device/ as below.
 #
 # compare: tools/gpu_bench_compare.sh with ncu (NCU=1): the kernels before
 # and after a change on the same card, and torch.randn next to them; the
@@ -34,7 +42,14 @@ set -u
 cd "$(dirname "$0")/.."
 logdir=${1:-build/gpu-proof}
 shift || true
-steps=${*:-info build test memcheck racecheck torch compile megatron megatron-compile dcp slapo python rust bench ncu}
+steps=${*:-info build test memcheck racecheck torch compile torchbench megatron megatron-compile dcp slapo python rust bench ncu}
+if [ "$steps" = short ]; then
+    steps="info build test torch compile torchbench"
+    if [ -z "${CUDA_ARCHS:-}" ] && cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1); then
+        cap=${cap/./}
+        export CUDA_ARCHS="-gencode arch=compute_$cap,code=sm_$cap"
+    fi
+fi
 mkdir -p "$logdir"
 jobs=$(nproc)
 python=${PYTHON:-python3}
@@ -67,14 +82,16 @@ for s in $steps; do
         test) step test 150 make test-gpu "${make_args[@]}" ;;
         memcheck) step memcheck 200 compute-sanitizer --tool memcheck --error-exitcode 1 build/tests/cuda_tests ;;
         racecheck) step racecheck 200 compute-sanitizer --tool racecheck --error-exitcode 1 build/tests/cuda_tests ;;
-        torch) step torch 200 "$python" -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests/test_torch.py ;;
+        torch) step torch 200 "$python" -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests/test_torch.py \
+              bindings/python/tests/test_torch_dropout.py ;;
         # torch.compile, torch.export and activation checkpointing on CUDA (and
         # their CPU halves on this machine's torch).
         compile) step compile 300 "$python" -m pytest -p no:cacheprovider -q -rfEs \
               bindings/python/tests/test_torch_cuda_compile.py bindings/python/tests/test_torch_compile.py \
               bindings/python/tests/test_torch_checkpoint.py ;;
-        megatron) step megatron 300 sh -c "$python tests/upstream/run_megatron_tests.py .device/megatron-lm &&
-              $python bench/bench_torch_fork.py" ;;
+        # issue 33's figures: rngtrk.torch's ops, dropout and fork next to torch's, and the training step.
+        torchbench) step torchbench 150 sh -c "$python bench/bench_torch.py && $python bench/bench_train_step.py" ;;
+        megatron) step megatron 300 "$python" tests/upstream/run_megatron_tests.py .device/megatron-lm ;;
         # Megatron-LM's own tracker and rngtrk's under torch.compile, one layer, same GPU.
         megatron-compile) step megatron-compile 200 "$python" tests/upstream/compile_megatron_tracker.py \
               .device/megatron-lm ;;

@@ -8,6 +8,7 @@
 #   python       the Python binding (cffi, numpy)
 #   pytest       the Python tests' tools (pytest, hypothesis)
 #   unit         the C and C++ unit tests (GoogleTest, Random123's headers and known-answer file)
+#   gtest        GoogleTest alone (make test-gpu: the CUDA tests use nothing else)
 #   rust         the Rust crate (cargo: rustup's in ~/.cargo/bin, else Debian's)
 #   mpi          the Open MPI programs and the mpi4py example
 #   torch        PyTorch for the CPU (Debian's python3-torch), for rngtrk.torch's tests;
@@ -41,7 +42,8 @@ packages_of() {
         build) echo g++ make binutils pkgconf ;;
         python) echo python3 python3-cffi python3-numpy python3-venv ;;
         pytest) echo python3-pytest python3-hypothesis ;;
-        unit) echo "$(packages_of build) libgtest-dev librandom123-dev librandom123-doc" ;;
+        unit) echo "$(packages_of gtest) librandom123-dev librandom123-doc" ;;
+        gtest) echo "$(packages_of build) libgtest-dev" ;;
         rust) echo ;;  # cargo is looked for as a command, below
         mpi) echo openmpi-bin libopenmpi-dev python3-mpi4py ;;
         torch) echo "$(packages_of python) python3-torch $(inductor_packages)" ;;
@@ -55,7 +57,7 @@ packages_of() {
         abi) echo abigail-tools ;;
         aarch64) echo g++-aarch64-linux-gnu qemu-user googletest file ;;
         fresh) echo debootstrap ;;
-        *) echo "install-deps: unknown part '$1' (build python pytest unit rust mpi torch bindgen compilers demo test" \
+        *) echo "install-deps: unknown part '$1' (build python pytest unit gtest rust mpi torch bindgen compilers demo test" \
                 "bench reliability abi aarch64 fresh)" >&2
            exit 2 ;;
     esac
