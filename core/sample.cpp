@@ -41,7 +41,7 @@ void dropout_span(const SampleSpec &s, const PhiloxState &state, uint64_t numel,
     const bool zero_dropped = s.zero_dropped;
     for (uint64_t done = 0; done < count; done += kChunk) {
         const uint64_t n = count - done < kChunk ? count - done : kChunk;
-        cpu_path().generate(s, state, numel, first + done, n, mask);
+        generate_elements(s, state, numel, first + done, n, mask);
         for (uint64_t i = 0; i < n; ++i) y[done + i] = dropout_element<T>(x[done + i], mask[i], scale, zero_dropped);
     }
 }
@@ -50,7 +50,7 @@ void dropout_span(const SampleSpec &s, const PhiloxState &state, uint64_t numel,
 // for dropout), `count` elements each.
 void generate_span(const SampleSpec &s, const PhiloxState &state, uint64_t numel, uint64_t first, uint64_t count,
                    const void *in, void *out) {
-    if (s.dist != Dist::dropout) return cpu_path().generate(s, state, numel, first, count, out);
+    if (s.dist != Dist::dropout) return generate_elements(s, state, numel, first, count, out);
     switch (s.dtype) {
         case DType::f16: return dropout_span<DType::f16>(s, state, numel, first, count, in, out);
         case DType::bf16: return dropout_span<DType::bf16>(s, state, numel, first, count, in, out);

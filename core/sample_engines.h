@@ -34,4 +34,11 @@ const CpuPath &cpu_path();
 // A path by name if this CPU can run it (for tests and benchmarks), else nullptr.
 const CpuPath *cpu_path_named(const char *name);
 
+// Elements [first, first + count) of `spec`'s tensor through the path in
+// use, except that a short run takes the scalar engine (the same bits): a
+// SIMD engine's setup costs more than it saves on a few elements.  A path
+// named by RNGTRK_CPU runs every length itself (tests compare the engines).
+void generate_elements(const SampleSpec &spec, const PhiloxState &state, uint64_t numel, uint64_t first,
+                       uint64_t count, void *out);
+
 }  // namespace rngtrk

@@ -23,12 +23,12 @@ SampleSpec stateless(Dist dist, DType dtype) {
 // sampling engine (SIMD where the CPU has it) makes them.
 void stream_u32(const PhiloxState &state, uint64_t first, uint64_t count, uint32_t *out) {
     static const SampleSpec spec = stateless(Dist::bits, DType::u32);
-    cpu_path().generate(spec, state, 0, first, count, out);
+    generate_elements(spec, state, 0, first, count, out);
 }
 
 void stream_uniform_f32(const PhiloxState &state, uint64_t first, uint64_t count, float *out) {
     static const SampleSpec spec = stateless(Dist::uniform, DType::f32);
-    cpu_path().generate(spec, state, 0, first, count, out);
+    generate_elements(spec, state, 0, first, count, out);
 }
 
 PhiloxState advanced(const PhiloxState &state, uint64_t increment) {
