@@ -331,3 +331,36 @@ def test_half_randn_is_the_f32_draw_rounded_as_torch_rounds(layout, dtype):
     assert torch.equal(got, rt.randn(3, 1001, state=S, layout=layout).to(dtype))
     box = rt.randn_slice((6, 40), (2, 8), (3, 20), state=S, dtype=dtype, layout=layout)
     assert torch.equal(box, rt.randn(6, 40, state=S, layout=layout).to(dtype)[2:5, 8:28])
+
+
+def test_a_kind_of_draw_seen_before_draws_the_same_as_the_first_time():
+    """Eager calls of a kind seen before skip the checks (_ops._PLANS): the
+    process tracker's draws continue its stream exactly, a zero's sign is
+    part of the kind, and what the checks refuse stays refused."""
+    tracker = rt.get_cuda_rng_tracker()
+    tracker.tracker.manual_seed(31)
+    state = rngtrk.PhiloxState(31, 0)
+    for _ in range(3):
+        for draw, dist, params in ((lambda: rt.rand(16), "uniform", {}),
+                                   (lambda: rt.randn(2, 3, mean=0.5), "normal", {"mean": 0.5}),
+                                   (lambda: rt.bernoulli((5,), p=0.25), "bernoulli", {"p": 0.25})):
+            got = draw()
+            count = got.numel()
+            expected = rngtrk.sample(state, count, dist=dist, dtype="u8" if dist == "bernoulli" else "f32", **params)
+            assert numpy.array_equal(got.reshape(-1).numpy(), expected)
+            state = state.advanced(rngtrk.offset_increment(count, dist=dist,
+                                                           dtype="u8" if dist == "bernoulli" else "f32"))
+    assert tracker.tracker.active_state() == state
+    positive = rt.randn(64, mean=0.0, std=0.0)
+    negative = rt.randn(64, mean=-0.0, std=0.0)
+    assert not torch.signbit(positive).any() and torch.signbit(negative).any(), "mean -0.0 is another kind"
+    rt.rand(1)
+    with pytest.raises(rngtrk.InvalidArgumentError, match="non-negative integers"):
+        rt.rand(True)
+    rt.bernoulli(4, p=1)
+    with pytest.raises(rngtrk.InvalidArgumentError, match="p must be"):
+        rt.bernoulli(4, p=True)
+    low = torch.tensor(0.25)
+    first = rt.rand(8, low=low, high=1.0)
+    low.fill_(0.75)
+    assert (rt.rand(8, low=low, high=1.0) >= 0.75).all() and (first < 0.75).any(), "a tensor parameter is read"

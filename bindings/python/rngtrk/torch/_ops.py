@@ -65,29 +65,51 @@ def _device(device):
     return found
 
 
-# An eager call of a kind seen before (shape, distribution, dtype, device,
-# layout, parameters; no geometry, no box) skips every check: what the
-# checks made (the torch.device, and the Spec with the library's spec) is
-# kept, under a key that holds each zero parameter's sign (-0.0 == 0.0,
-# but a mean of -0.0 gives other bits).
+# An eager call of a kind seen before skips every check: rand(16) in a
+# training loop is a dict lookup and the library call.  Kept per kind: the
+# call's own arguments (sizes as given, torch dtype, device, layout, the two
+# parameters and each one's sign: -0.0 == 0.0, but a mean of -0.0 gives
+# other bits) -> what the checks made of them (shape, Spec with the library
+# spec, torch.device).  Only calls without geometry, state or tracker (the
+# process tracker's draws, the hot path) are kept.
 _PLANS = {}
 
 
-def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry, box=None):
+def _again(size, dist, dtype, device, layout, a, b):
+    """(the draw, None) when this call's kind was seen before: from the
+    process tracker, with no check; else (None, its key), the key None
+    when torch traces the caller or an argument cannot be a key (the
+    checks then say what is wrong)."""
+    if tracing():
+        return None, None
+    for n in size[0] if len(size) == 1 and type(size[0]) in (tuple, torch.Size) else size:
+        if type(n) is not int:  # (not a bool, equal to an int as a key: the checks refuse it)
+            return None, None
+    if type(a) not in _NUMBERS or type(b) not in _NUMBERS:  # (a tensor could change under its key)
+        return None, None
+    key = (size, dist, dtype, device, layout, a, b, a == 0 and copysign(1.0, a) < 0, b == 0 and copysign(1.0, b) < 0)
+    try:
+        plan = _PLANS.get(key)
+    except TypeError:  # an unhashable argument: the checks take it
+        return None, None
+    if plan is None:
+        return None, key
+    tracker = get_cuda_rng_tracker()
+    settle()  # a recompute that raised is over: its tracker is put back first
+    register(tracker)
+    return draw_from_tracker(tracker, plan[1], plan[0], None, plan[2]), None
+
+
+_NUMBERS = (float, int)
+
+
+def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry, box=None, key=None):
     """The core of every op: a tensor of `shape` (the box's, for a slice)
     drawn as elements of the tensor box[0] (or `shape`): from `state`, or
     from `tracker` (default: the process tracker), which moves once the
     tensor is filled.  While torch traces the caller, through the torch
-    operators of _torch_ops (the same functions underneath)."""
-    key = None
-    if box is None and not geometry and not tracing():
-        try:
-            key = (shape, dist, rng_dtype, device, layout, a, b, copysign(1.0, a), copysign(1.0, b))
-            plan = _PLANS.get(key)
-        except TypeError:  # an unhashable or non-number argument: the checks below say what is wrong
-            key = plan = None
-        if plan is not None:
-            return _draw_eagerly(shape, plan[1], plan[0], state, tracker, None)
+    operators of _torch_ops (the same functions underneath).  `key`: the
+    call's kind, kept (_PLANS) once its checks pass."""
     numel(box[0] if box is not None else shape)  # a tensor past 2^64 elements: refused before anything
     device = _device(device)
     sm_count = geometry.get("sm_count", NO_GEOMETRY) if geometry else NO_GEOMETRY
@@ -102,14 +124,10 @@ def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry
                                  device)
     # Eager: the kind of draw checked (and its library spec made) once, then the C call.
     spec = spec_of(layout, dist, rng_dtype, float(a), float(b), sm_count, max_threads_per_sm)
-    if box is None and not geometry and key is not None:
+    if key is not None and box is None and not geometry and state is None and tracker is None:
         if len(_PLANS) >= 512:
             _PLANS.clear()
-        _PLANS[key] = (device, spec)
-    return _draw_eagerly(shape, spec, device, state, tracker, box)
-
-
-def _draw_eagerly(shape, spec, device, state, tracker, box):
+        _PLANS[key] = (shape, spec, device)
     if state is not None:
         return draw_from_state(state_of(state), spec, shape, box, device)
     if tracker is None:
@@ -138,19 +156,32 @@ def rand(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", lay
     f64, f16, bf16), the same bits on every device.  `sm_count` and
     `max_threads_per_sm` set the torch-eager-cuda layout's GPU (default:
     an H100's 132 and 2048, on every device, so that CPU and CUDA agree)."""
+    if not (geometry or state or tracker):
+        again, key = _again(size, "uniform", dtype, device, layout, low, high)
+        if again is not None:
+            return again
+    else:
+        key = None
     shape = _size(size)
     rng_dtype = _float_dtype(dtype, "rand")
-    return _draw(shape, "uniform", rng_dtype, device, state, tracker, layout, low, high, _geometry(geometry, "rand"))
+    return _draw(shape, "uniform", rng_dtype, device, state, tracker, layout, low, high, _geometry(geometry, "rand"),
+                 key=key)
 
 
 def randn(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", layout="stateless", mean=0.0, std=1.0,
           **geometry):
     """Normal values (Box-Muller): f32 and f64 as drawn; f16 and bf16 are
     the f32 values rounded to the dtype."""
+    if not (geometry or state or tracker):
+        again, key = _again(size, "normal", dtype, device, layout, mean, std)
+        if again is not None:
+            return again
+    else:
+        key = None
     shape = _size(size)
     geometry = _geometry(geometry, "randn")
     rng_dtype = _float_dtype(dtype, "randn")
-    return _draw(shape, "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry)
+    return _draw(shape, "normal", rng_dtype, device, state, tracker, layout, mean, std, geometry, key=key)
 
 
 def _check_p(p, op):
@@ -163,9 +194,11 @@ def bernoulli(*size, p=0.5, state=None, tracker=None, dtype=torch.uint8, device=
               **geometry):
     """1 with probability p, else 0, as uint8 (or converted to `dtype`,
     e.g. torch.bool or a float type)."""
-    shape = _size(size)
-    mask = _draw(shape, "bernoulli", "u8", device, state, tracker, layout, _check_p(p, "bernoulli"), 0.0,
-                 _geometry(geometry, "bernoulli"))
+    mask, key = _again(size, "bernoulli", "u8", device, layout, p, 0.0) \
+        if not (geometry or state or tracker or isinstance(p, bool)) else (None, None)
+    if mask is None:
+        mask = _draw(_size(size), "bernoulli", "u8", device, state, tracker, layout, _check_p(p, "bernoulli"), 0.0,
+                     _geometry(geometry, "bernoulli"), key=key)
     return mask if dtype == torch.uint8 else mask.to(dtype)
 
 

@@ -301,7 +301,7 @@ def settle():
     backward pass that has finished (a recompute that raised skips the
     restore that would end it), and puts their trackers back as they were
     before them, so no later draw reuses the recompute's numbers."""
-    if not _recomputes:
+    if not _recomputes.data:  # (the dictionary itself: every draw asks, and len() of the weak mapping costs more)
         return
     task = _graph_task()
     for tracker, recompute in list(_recomputes.items()):

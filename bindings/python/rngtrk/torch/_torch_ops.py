@@ -59,11 +59,15 @@ def tracing():
     a FLOP counter, say, is not tracing: the ops run as they are.)"""
     if not AVAILABLE:
         return False
-    if torch.compiler.is_compiling():
+    if _is_compiling():  # (first: dynamo, which reads it as True, cannot trace the rest)
         return True
-    if any(torch._C._get_dispatch_mode(key) is not None for key in _TRACING_MODES):
+    if _interpreter_stack() is not None:
         return True
-    return torch._C._functorch.peek_interpreter_stack() is not None
+    # Any dispatch mode at all puts the Python key in the dispatcher's
+    # thread-local set: one question answers the common eager case.
+    if not _key_included(_PYTHON_KEY):
+        return False
+    return any(torch._C._get_dispatch_mode(key) is not None for key in _TRACING_MODES)
 
 
 def transforming():
@@ -77,6 +81,12 @@ def transforming():
 
 _TRACING_MODES = tuple(getattr(torch._C._TorchDispatchModeKey, key) for key in ("FAKE", "PROXY", "FUNCTIONAL")
                        if AVAILABLE and hasattr(torch._C._TorchDispatchModeKey, key))
+_PYTHON_KEY = torch._C.DispatchKey.Python
+# (Looked up once: every eager draw asks.)
+if AVAILABLE:
+    _is_compiling = torch.compiler.is_compiling
+    _interpreter_stack = torch._C._functorch.peek_interpreter_stack
+    _key_included = torch._C._dispatch_tls_is_dispatch_key_included
 
 
 # -- trackers by number (operators take ints, not objects) ------------------------------
