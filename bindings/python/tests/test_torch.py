@@ -277,14 +277,47 @@ def test_rngtrk_torch_ops_are_equal_on_cpu_and_cuda(layout, op, dtype):
     assert _bits(gpu_box) == _bits(cpu_box) == _bits(cpu[100:150, 500:577].contiguous())
 
 
-def test_dropout_is_equal_on_cpu_and_cuda_and_differentiable():
+@pytest.mark.parametrize("layout", ["stateless", "nvfuser", "torch-eager-cuda", "triton"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64], ids=str)
+def test_dropout_is_equal_on_cpu_and_cuda_and_differentiable(layout, dtype):
+    """One kernel on CUDA (f32, f16, bf16; f64 as mask then multiply), the
+    CPU's values bit for bit (NaNs as NaNs: a GPU's multiply writes its own
+    NaN), the box of a slice, and backward's redrawn mask."""
     state = rngtrk.PhiloxState(5, 0)
-    x = torch.randn(4096, device="cuda", requires_grad=True)
-    y = rt.dropout(x, 0.1, state=state)
-    y_cpu = rt.dropout(x.detach().cpu(), 0.1, state=state)
-    assert torch.equal(y.detach().cpu(), y_cpu)
+    x = torch.randn(333, 1001, device="cuda", dtype=dtype)
+    x[0, :4] = torch.tensor([float("nan"), float("inf"), -0.0, -1.0], dtype=dtype)
+    x.requires_grad_()
+    y = rt.dropout(x, 0.1, state=state, layout=layout)
+    y_cpu = rt.dropout(x.detach().cpu(), 0.1, state=state, layout=layout)
+    assert torch.equal(torch.isnan(y.detach()).cpu(), torch.isnan(y_cpu))
+    assert _bits(torch.nan_to_num(y.detach())) == _bits(torch.nan_to_num(y_cpu))
     y.sum().backward()
-    assert torch.equal((x.grad != 0).cpu(), y_cpu != 0)
+    assert torch.equal((x.grad != 0).cpu(), rt.dropout(torch.ones(333, 1001, dtype=dtype), 0.1, state=state,
+                                                       layout=layout) != 0)
+    box = ((333, 1001), (100, 500))
+    part = rt.dropout_slice(x.detach()[100:150, 500:577].contiguous(), *box, 0.1, state=state, layout=layout)
+    assert _bits(torch.nan_to_num(part)) == _bits(torch.nan_to_num(y.detach()[100:150, 500:577].contiguous()))
+
+
+def test_dropout_keeps_no_mask_on_the_gpu():
+    """What a stack of dropouts holds for backward, by torch's own count of
+    CUDA memory: F.dropout keeps a byte of mask per element, rngtrk's
+    dropout its 16-byte state."""
+    x = torch.randn(64, 1024, 1024, device="cuda", requires_grad=True)
+
+    def peak(drop):
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        outs = [drop(x, 0.1) for _ in range(4)]
+        held = torch.cuda.memory_allocated() - base
+        del outs
+        return held
+
+    elements = x.numel()
+    torch_held, ours_held = peak(torch.nn.functional.dropout), peak(lambda t, p: rt.dropout(t, p))
+    assert torch_held >= 4 * elements * (4 + 1), "F.dropout: four outputs and four masks"
+    assert ours_held == 4 * elements * 4, "rngtrk: the four outputs alone"
 
 
 def test_rngtrk_ops_in_a_cuda_fork_share_the_stream_with_torchs_own_ops():
