@@ -364,3 +364,20 @@ def test_a_kind_of_draw_seen_before_draws_the_same_as_the_first_time():
     first = rt.rand(8, low=low, high=1.0)
     low.fill_(0.75)
     assert (rt.rand(8, low=low, high=1.0) >= 0.75).all() and (first < 0.75).any(), "a tensor parameter is read"
+
+
+def test_an_empty_tracker_and_a_state_tensor_are_arguments_like_any_other():
+    """`tracker=` a plain Tracker with no named states (len() 0, so falsy)
+    draws from it, not from the process tracker; `state=` a 16-byte tensor
+    draws from it (a tensor has no truth value)."""
+    plain = rngtrk.Tracker()
+    plain.manual_seed(12)
+    process = rt.get_cuda_rng_tracker().tracker.active_state()
+    for draw in (lambda **kw: rt.rand(8, **kw), lambda **kw: rt.randn(8, **kw), lambda **kw: rt.bernoulli(8, **kw)):
+        draw()  # the kind of draw is known now
+        before = plain.active_state()
+        draw(tracker=plain)
+        assert plain.active_state() != before, "the empty tracker moved"
+        tensor_state = rt.state_tensor(S)
+        assert torch.equal(draw(state=tensor_state), draw(state=S))
+    assert rt.get_cuda_rng_tracker().tracker.active_state() != process  # (the unkeyed draws above)

@@ -156,7 +156,7 @@ def rand(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", lay
     f64, f16, bf16), the same bits on every device.  `sm_count` and
     `max_threads_per_sm` set the torch-eager-cuda layout's GPU (default:
     an H100's 132 and 2048, on every device, so that CPU and CUDA agree)."""
-    if not (geometry or state or tracker):
+    if not geometry and state is None and tracker is None:
         again, key = _again(size, "uniform", dtype, device, layout, low, high)
         if again is not None:
             return again
@@ -172,7 +172,7 @@ def randn(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", la
           **geometry):
     """Normal values (Box-Muller): f32 and f64 as drawn; f16 and bf16 are
     the f32 values rounded to the dtype."""
-    if not (geometry or state or tracker):
+    if not geometry and state is None and tracker is None:
         again, key = _again(size, "normal", dtype, device, layout, mean, std)
         if again is not None:
             return again
@@ -195,7 +195,7 @@ def bernoulli(*size, p=0.5, state=None, tracker=None, dtype=torch.uint8, device=
     """1 with probability p, else 0, as uint8 (or converted to `dtype`,
     e.g. torch.bool or a float type)."""
     mask, key = _again(size, "bernoulli", "u8", device, layout, p, 0.0) \
-        if not (geometry or state or tracker or isinstance(p, bool)) else (None, None)
+        if not geometry and state is None and tracker is None and not isinstance(p, bool) else (None, None)
     if mask is None:
         mask = _draw(_size(size), "bernoulli", "u8", device, state, tracker, layout, _check_p(p, "bernoulli"), 0.0,
                      _geometry(geometry, "bernoulli"), key=key)
