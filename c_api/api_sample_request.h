@@ -22,7 +22,7 @@ inline RangeRequest checked_range(const PhiloxState *state, const rngtrk_sample_
     const SampleSpec sp = checked_spec(spec, use);
     const RangeRequest r =
         check_range(sp, numel != nullptr ? *numel : sp.numel, first, count, out, out_capacity, in, in_name);
-    if (state != nullptr) check_counters(sp, *state, first + count);
+    if (state != nullptr) check_counters(sp, *state, first, count);
     return r;
 }
 
@@ -33,7 +33,7 @@ inline SliceRequest checked_slice(const PhiloxState *state, const rngtrk_sample_
                                   const void *in = nullptr, const char *in_name = "in") {
     const SliceRequest r = check_slice(checked_spec(spec, use), ndim, global_shape, start, local_shape, out,
                                        out_capacity, in, in_name);
-    if (state != nullptr) check_counters(r.spec, *state, r.numel);
+    if (state != nullptr) check_counters(r.spec, *state, 0, r.numel);
     return r;
 }
 

@@ -548,18 +548,22 @@ RNGTRK_API rngtrk_status rngtrk_dropout_f32(const rngtrk_philox_state *state, co
  *  and rounded once to the dtype (nearest even; f32 needs no rounding).
  *  `scale` is 1.0 / p computed in double, rounded to float and then to the
  *  dtype (what `torch.tensor(1.0 / p, dtype=...)` gives).  So a dropped
- *  element is `in[i] * 0`: a NaN stays NaN (its sign and payload are the
- *  float multiply's), a negative value or -0 gives -0, an infinity gives
- *  NaN; `rngtrk_dropout_f32` writes +0 there instead, and takes
+ *  element is `in[i] * 0`: a NaN stays NaN, a negative value or -0 gives
+ *  -0, an infinity gives NaN (which NaN, its sign and payload, is the
+ *  platform's: the CPU's or the GPU's float multiply; f16 keeps no
+ *  payload); `rngtrk_dropout_f32` writes +0 there instead, and takes
  *  1.0f / (float)p as its scale (the same float when p is a float value).
  *  p = 0 is accepted and keeps nothing: every element is `in[i] * 0` (the
  *  infinite scale is never used).  A p so small that the dtype's 1/p is
  *  infinite (f16: below about 1/65520) makes kept elements infinite (NaN
- *  for a kept 0).  `in` and `out` hold `count` elements of the dtype,
- *  aligned to its size, and may be the same array (in place); either may be
+ *  for a kept 0), and dropped ones `in[i] * 0` (a mask multiplied by that
+ *  scale first would give NaN there).  `in` and `out` hold `count`
+ *  elements of the dtype, aligned to its size, and are the same array (in
+ *  place) or apart: arrays that partly overlap are refused; either may be
  *  NULL only when count is 0.  `out_capacity` is out's size in bytes.
  *  Returns `RNGTRK_OK`; `RNGTRK_E_INVALID_ARGUMENT` (NULL; `in` or `out`
- *  not aligned to the element size; a bad spec: struct_size, a non-zero
+ *  not aligned to the element size; `in` and `out` partly overlapping; a
+ *  bad spec: struct_size, a non-zero
  *  byte past the fields this library knows, reserved, a distribution other
  *  than BERNOULLI, a dtype other than F32, F16 or BF16 (the message names
  *  it), p outside 0..1 or not finite, torch-eager-cuda's sm_count or
@@ -579,8 +583,8 @@ RNGTRK_API rngtrk_status rngtrk_dropout(const rngtrk_philox_state *state, const 
  *  rank's box equals the same box of the whole tensor's dropout.  For the
  *  torch-eager-cuda layout the whole tensor's element count is the product
  *  of global_shape (spec->numel is not used), as `rngtrk_sample_slice`.
- *  `in` and `out` hold the box's elements and may be the same array, or
- *  NULL when the box is empty.  Returns as `rngtrk_dropout`, and
+ *  `in` and `out` hold the box's elements and are the same array or apart,
+ *  or NULL when the box is empty.  Returns as `rngtrk_dropout`, and
  *  `RNGTRK_E_INVALID_ARGUMENT` for a box outside the tensor, ndim 0 or
  *  above RNGTRK_MAX_NDIM, or a NULL shape; `RNGTRK_E_OVERFLOW` if the
  *  tensor has 2^64 elements or more.  Added in 0.1. */
@@ -950,8 +954,8 @@ RNGTRK_API rngtrk_status rngtrk_cuda_dropout_f32(const rngtrk_philox_state *stat
 
 /** `rngtrk_dropout` with `device_in` and `device_out` in device memory, on
  *  `stream`: one kernel that reads the input and writes the output (no mask
- *  in memory), the same bits as the CPU (a NaN's payload aside: a GPU's
- *  multiply writes its canonical NaN).  Statuses as `rngtrk_dropout`, plus
+ *  in memory), the same bits as the CPU (which NaN aside: a GPU's
+ *  multiply writes its canonical NaN, with its own sign).  Statuses as `rngtrk_dropout`, plus
  *  `RNGTRK_E_UNAVAILABLE` (no device, a library built without CUDA, or a
  *  launch failed).  Every check, misaligned pointers included, happens
  *  before any launch.  Added in 0.1. */

@@ -26,6 +26,17 @@ void check_input(const SampleSpec &spec, bool any, const void *in, const char *i
     check_aligned(in, out_element_bytes(spec), in_name);
 }
 
+// Dropout's input of `count` elements (its capacity checked) is `out` (in
+// place) or apart from it: one that partly overlaps the output would read
+// elements already written.
+void check_apart(const SampleSpec &spec, uint64_t count, const void *in, const char *in_name, const void *out) {
+    if (spec.dist != Dist::dropout || count == 0) return;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+    const uintptr_t bytes = static_cast<uintptr_t>(count) * out_element_bytes(spec);
+    if (a != b && a < b + bytes && b < a + bytes)
+        fail(Status::invalid_argument, std::string(in_name) + " and out overlap without being the same array");
+}
+
 // Dropout of elements [first, first + count) of the tensor, whose data are
 // `in` and `out` (count elements each; the same array or apart): the keep
 // flags of a chunk from the engine, then the data.
@@ -117,16 +128,18 @@ void check_state(const PhiloxState &state) {
         fail(Status::invalid_argument, "state.offset " + std::to_string(state.offset) + " is not a multiple of 4");
 }
 
-void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t end) {
+void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t first, uint64_t count) {
     const LayoutRow &row = layout_row(spec.layout);
-    if (row.counter_limit == 0 || end == 0) return;
+    if (row.counter_limit == 0 || count == 0) return;
+    // The last element, not first + count: that may be 2^64, which wraps to 0.
+    const uint64_t last = first + (count - 1);
     // The layouts with a limit count counters from the offset itself; the
     // limits are powers of 2 (static_assert in layouts.h).
     const uint64_t limit = row.counter_limit;
-    if (state.offset >= limit || end - 1 >= limit - state.offset)
+    if (state.offset >= limit || last >= limit - state.offset)
         fail(Status::overflow, std::string(row.name) + " layout: the counter offset + g reaches 2^" +
                                     std::to_string(__builtin_ctzll(limit)) + " (offset " + std::to_string(state.offset) +
-                                    ", element " + std::to_string(end - 1) + "), " + row.limit_why);
+                                    ", element " + std::to_string(last) + "), " + row.limit_why);
 }
 
 void check_aligned(const void *p, size_t element, const char *what) {
@@ -148,6 +161,7 @@ RangeRequest check_range(const SampleSpec &spec, uint64_t numel, uint64_t first,
                          size_t out_capacity, const void *in, const char *in_name) {
     check_input(spec, count != 0, in, in_name);
     check_elements(first, count, out_element_bytes(spec), out, out_capacity);
+    check_apart(spec, count, in, in_name, out);
     if (spec.layout == Layout::eager_cuda) {
         if (first + count < first) fail(Status::overflow, "first + count passes 2^64 - 1 for torch-eager-cuda");
         if (numel == 0) numel = first + count;
@@ -188,6 +202,7 @@ SliceRequest check_slice(const SampleSpec &spec, size_t ndim, const uint64_t *gl
     }
     check_input(spec, box != 0, in, in_name);
     check_capacity(box, out_element_bytes(spec), out, out_capacity);
+    check_apart(spec, box, in, in_name, out);
     return r;
 }
 

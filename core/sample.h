@@ -55,9 +55,9 @@ void check_state(const PhiloxState &state);
 
 // A layout with a counter limit in the table (layouts.h; triton: Triton's
 // offsets are int64, so 2^63) refuses a request whose counters reach it:
-// Status::overflow.  `end` is one past the largest element index drawn.
-// Other layouts: nothing to check.
-void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t end);
+// Status::overflow.  The request draws elements [first, first + count)
+// (first + count may be 2^64).  Other layouts: nothing to check.
+void check_counters(const SampleSpec &spec, const PhiloxState &state, uint64_t first, uint64_t count);
 
 // Checks elements [first, first + count) of `element_bytes` each going to
 // `out` of `out_capacity` bytes: the indices stay below 2^64, the byte size

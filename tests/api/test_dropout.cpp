@@ -424,6 +424,15 @@ TEST(SampleDropout, EveryRefusalWritesNothing) {
     range(RNGTRK_E_INVALID_ARGUMENT, &st, &bad, 0, 8, in, out, 16, "sm_count 0");
     bad = drop_spec(RNGTRK_LAYOUT_TRITON, RNGTRK_DTYPE_F32, 0.5);
     range(RNGTRK_E_OVERFLOW, &near63, &bad, 0, 8, in, out, 32, "triton counter reaches 2^63");
+    // The last index, not first + count, which is 2^64 here and wrapped to 0 (review finding).
+    range(RNGTRK_E_OVERFLOW, &st, &bad, ~uint64_t{0} - 7, 8, in, out, 32, "triton: first + count = 2^64");
+    bad.dtype = RNGTRK_DTYPE_F32, bad.distribution = RNGTRK_DIST_UNIFORM, bad.param_a = 0, bad.param_b = 1;
+    poisoned();
+    EXPECT_STATUS(RNGTRK_E_OVERFLOW, rngtrk_sample(&st, &bad, ~uint64_t{0} - 7, 8, out, 32));
+    EXPECT_TRUE(untouched()) << "rngtrk_sample, triton: first + count = 2^64";
+    // In place or apart: an input that partly overlaps the output is refused.
+    range(RNGTRK_E_INVALID_ARGUMENT, &st, &good, 0, 8, out + 2, out, 16, "in one element past out");
+    range(RNGTRK_E_INVALID_ARGUMENT, &st, &good, 0, 8, out, out + 14, 16, "in overlaps out's last element");
     // Nothing to do: NULL buffers are fine.
     range(RNGTRK_OK, &st, &good, 5, 0, nullptr, nullptr, 0, "count 0");
 
@@ -464,6 +473,7 @@ TEST(SampleDropout, EveryRefusalWritesNothing) {
     bad = drop_spec(RNGTRK_LAYOUT_TRITON, RNGTRK_DTYPE_F16, 0.5);
     slice(RNGTRK_E_OVERFLOW, &near63, &bad, 2, g, st0, ok_l, in, out, 8, "triton counter reaches 2^63");
     slice(RNGTRK_OK, &st, &good, 2, g, st0, empty, nullptr, nullptr, 0, "an empty box");
+    slice(RNGTRK_E_INVALID_ARGUMENT, &st, &good, 2, g, st0, ok_l, out + 2, out, 8, "in overlaps out");
 
     // rngtrk_dropout_f32 still takes f32 data only.
     float f[8] = {};

@@ -134,14 +134,16 @@ def dropout_dtype(x, out, dtype):
     take is the library's InvalidArgumentError."""
     if dtype is not None:
         return dtype
+    bits = False  # 16-bit integers seen: f16 or bf16 bits, unless the other array says which
     for array in (x, out):
         if array is None:
             continue
         found = _dtype_of(array)
         if found is not None:
             return found
-        if str(getattr(array, "dtype", "")) in ("uint16", "int16", "torch.int16", "torch.uint16"):
-            raise TypeError("dropout: 16-bit integers hold f16 or bf16 bits: say which with dtype='bf16' or 'f16'")
+        bits = bits or str(getattr(array, "dtype", "")) in ("uint16", "int16", "torch.int16", "torch.uint16")
+    if bits:
+        raise TypeError("dropout: 16-bit integers hold f16 or bf16 bits: say which with dtype='bf16' or 'f16'")
     return "f32"
 
 

@@ -128,6 +128,10 @@ def test_refusals_name_the_problem():
         rngtrk.dropout(STATE, x.astype(numpy.float64), p=0.5)
     with pytest.raises(TypeError, match="dtype='bf16'"):
         rngtrk.dropout(STATE, x.view(numpy.uint16), p=0.5)
+    bits = numpy.arange(8, dtype=numpy.uint16)  # bf16 bits, the output saying which
+    torch = pytest.importorskip("torch")
+    got = rngtrk.dropout(STATE, bits, out=torch.empty(8, dtype=torch.bfloat16), p=0.5)
+    assert got.view(torch.int16).numpy().tobytes() == rngtrk.dropout(STATE, bits, p=0.5, dtype="bf16").tobytes()
     with pytest.raises(TypeError, match="float32"):
         rngtrk.dropout(STATE, x, out=numpy.empty(8, dtype=numpy.float16), p=0.5, dtype="f32")
     with pytest.raises(rngtrk.InvalidArgumentError, match="7 elements but count is 8"):
