@@ -221,14 +221,28 @@ def test_an_unknown_fork_name_raises_when_the_compiled_function_draws():
 
 
 def test_a_plain_tracker_is_named_after_its_first_eager_draw_and_refused_clearly_before():
+    """A plain Tracker no operator names yet: fullgraph refuses it with
+    rngtrk's error; without fullgraph dynamo runs the caller as it is, whose
+    draw names it; once named, it compiles whole."""
     t = rngtrk.Tracker()
     t.manual_seed(5)
-    with pytest.raises(TypeError, match="draw from it, or make it, once outside the compiled function first"):
-        torch.compile(lambda: rt.rand(4, tracker=t), backend="aot_eager")()
-    f = torch.compile(lambda: rt.rand(4, tracker=t), backend="aot_eager", fullgraph=True)
+    with pytest.raises(_torch_ops.TrackerNotCompilableError,
+                       match="draw from it, or make it, once outside the compiled function first"):
+        torch.compile(lambda: rt.rand(4, tracker=t), backend="aot_eager", fullgraph=True)()
+    assert t.active_state() == rngtrk.PhiloxState(5, 0)
+    dynamo.reset()
     start = t.save()
-    first = rt.rand(4, tracker=t)
+    first = rt.rand(4, state=rngtrk.PhiloxState(5, 0))
+    try:
+        got = torch.compile(lambda: rt.rand(4, tracker=t), backend="aot_eager")()
+    except TypeError as e:  # (torch 2.6 passes the refusal on instead of running the caller)
+        assert "draw from it, or make it, once outside the compiled function first" in str(e)
+        rt.rand(4, tracker=t)
+    else:
+        assert torch.equal(got, first)
     t.load(start)
+    dynamo.reset()
+    f = torch.compile(lambda: rt.rand(4, tracker=t), backend="aot_eager", fullgraph=True)
     assert torch.equal(f(), first) and t.active_state() == rngtrk.PhiloxState(5, 4)
 
 
@@ -277,3 +291,15 @@ def test_megatrons_checkpoint_under_compile_recomputes_the_forwards_numbers(ledg
     expected = grad_step(lambda x: block(x).sum(), ledger)
     got = grad_step(torch.compile(lambda x: m.checkpoint(block, False, x).sum(), backend="aot_eager"), ledger)
     assert torch.equal(got[0], expected[0]) and got[1] == expected[1]
+
+
+def test_a_state_of_sixteen_bytes_traces_where_it_is_concrete_and_is_refused_by_name_where_not():
+    """make_fx and the torch.func transforms run Python as it is: 16 bytes
+    are read as the state eager reads; dynamo cannot read them, and
+    fullgraph refuses them with rngtrk's error naming the tensor form."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    raw = S.to_bytes()
+    traced = make_fx(lambda x: x + rt.rand(4, state=raw) + rt.dropout(x, 0.5, state=raw))(torch.zeros(4))
+    assert torch.equal(traced(torch.zeros(4)), rt.rand(4, state=S) + rt.dropout(torch.zeros(4), 0.5, state=S))
+    with pytest.raises(_torch_ops.StateNotCompilableError, match=r"rngtrk\.torch\.state_tensor\(state\)"):
+        torch.compile(lambda x: x + rt.rand(4, state=raw), backend="aot_eager", fullgraph=True)(torch.zeros(4))

@@ -381,3 +381,15 @@ def test_an_empty_tracker_and_a_state_tensor_are_arguments_like_any_other():
         tensor_state = rt.state_tensor(S)
         assert torch.equal(draw(state=tensor_state), draw(state=S))
     assert rt.get_cuda_rng_tracker().tracker.active_state() != process  # (the unkeyed draws above)
+
+
+def test_a_device_that_only_equals_another_is_not_its_kind():
+    """False == 0 == 0.0, but only 0 names a device: the seen-before path
+    keys devices by str, int and torch.device alone."""
+    try:
+        rt.rand(4, device=0)  # cuda:0: drawn on a GPU machine, refused here
+    except Exception:  # noqa: BLE001  (whichever: no CUDA here)
+        pass
+    for not_a_device in (False, 0.0):
+        with pytest.raises((TypeError, RuntimeError)):
+            rt.rand(4, device=not_a_device)

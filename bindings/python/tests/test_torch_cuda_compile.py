@@ -140,13 +140,9 @@ class Layer(torch.nn.Module):
         return F.dropout(h.relu(), 0.2) + rt.randn(h.shape, device="cuda", tracker=tracker) + noise
 
 
-def steps(make_tracker, mode=None, count=3):
-    """Outputs and input gradients of `count` steps of a Layer on a freshly
-    made tracker, eager (mode None) or compiled in `mode`, then where
-    torch's generator and the named states are."""
-    layer = Layer(make_tracker()).cuda()
-    torch.cuda.manual_seed(77)
-    model = layer if mode is None else torch.compile(layer, mode=mode)
+def run_steps(model, tracker, count=3):
+    """Outputs and input gradients of `count` steps of `model`, then where
+    torch's generator and `tracker`'s named states are."""
     x = torch.randn(8, 64, device="cuda", generator=torch.Generator("cuda").manual_seed(1)).requires_grad_()
     seen = []
     for _ in range(count):
@@ -154,7 +150,15 @@ def steps(make_tracker, mode=None, count=3):
         out.sum().backward()
         seen += [out.detach().clone(), x.grad.clone()]
         x.grad = None
-    return seen, where(layer.tracker)
+    return seen, where(tracker)
+
+
+def steps(make_tracker, mode=None):
+    """run_steps of a Layer on a freshly made tracker, eager (mode None) or
+    compiled in `mode`."""
+    layer = Layer(make_tracker()).cuda()
+    torch.cuda.manual_seed(77)
+    return run_steps(layer if mode is None else torch.compile(layer, mode=mode), layer.tracker)
 
 
 @pytest.mark.usefixtures("fallback_random")
@@ -187,17 +191,9 @@ class RngtrkNoFork(torch.nn.Module):
         return rt.dropout(x, 0.5) + rt.randn(x.shape, device="cuda")
 
 
-def module_steps(module, compiled, count=3):
+def module_steps(module, compiled):
     tracker = seeded()
-    model = torch.compile(module) if compiled else module
-    x = torch.randn(8, 64, device="cuda", generator=torch.Generator("cuda").manual_seed(1)).requires_grad_()
-    seen = []
-    for _ in range(count):
-        out = model(x)
-        out.sum().backward()
-        seen += [out.detach().clone(), x.grad.clone()]
-        x.grad = None
-    return seen, where(tracker)
+    return run_steps(torch.compile(module) if compiled else module, tracker)
 
 
 @pytest.mark.parametrize("module", [RngtrkOnly, RngtrkNoFork], ids=["in-a-fork", "no-fork"])

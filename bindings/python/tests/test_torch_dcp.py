@@ -15,7 +15,6 @@ is skipped, and test_import_refused_without_dcp checks the refusal instead.
 """
 import os
 import struct
-import subprocess
 import sys
 import tempfile
 import warnings
@@ -34,6 +33,7 @@ except ImportError as e:  # DCPUnavailableError on a torch without DCP
     rdcp, REFUSAL = None, e
 
 from rngtrk.torch import _dcp_table as table_format  # noqa: E402  (the table's bytes need no DCP)
+from rank_jobs import run_ranks  # noqa: E402
 
 needs_dcp = pytest.mark.skipif(rdcp is None, reason=f"this torch ({torch.__version__}) has no "
                                                     "torch.distributed.checkpoint with the Stateful protocol "
@@ -364,33 +364,13 @@ class Jobs:
     def run(self, phase, world, timeout=300):
         if phase in self.results:
             return self.results[phase]
-        env = dict(os.environ, OMP_NUM_THREADS="1",
-                   PYTHONPATH=os.pathsep.join([os.path.dirname(HERE)] + [p for p in os.environ.get(
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(HERE)] + [p for p in os.environ.get(
                        "PYTHONPATH", "").split(os.pathsep) if p]))
         # A store file of its own per run: a killed run's file would hold
         # the next run of the phase (a later test) at the rendezvous.
         store = os.path.join(tempfile.mkdtemp(prefix=f"store-{phase}-", dir=self.folder), "store")
-        procs = [subprocess.Popen([sys.executable, JOB, phase, "--rank", str(r), "--world", str(world),
-                                   "--store", store, "--dir", self.folder],
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-                 for r in range(world)]
-        logs = []
-        try:
-            for p in procs:
-                logs.append(p.communicate(timeout=timeout)[0])
-        except subprocess.TimeoutExpired:
-            # A rank that failed leaves the others waiting for it: show what
-            # every rank printed, and how each ended, not the wait alone.
-            for p in procs:
-                p.kill()
-            logs += [p.communicate()[0] for p in procs[len(logs):]]
-            pytest.fail(f"the {phase} phase on {world} ranks did not finish in {timeout} s:\n" + "\n".join(
-                f"rank {r} ended with {p.returncode} (-9: killed here):\n{logs[r][-3000:]}"
-                for r, p in enumerate(procs)))
-        failed = [(r, p.returncode, logs[r]) for r, p in enumerate(procs) if p.returncode]
-        if failed:
-            pytest.fail(f"the {phase} phase on {world} ranks failed: " +
-                        "\n".join(f"rank {r} exited {code}:\n{log[-3000:]}" for r, code, log in failed))
+        run_ranks([[sys.executable, JOB, phase, "--rank", str(r), "--world", str(world), "--store", store, "--dir",
+                    self.folder] for r in range(world)], f"the {phase} phase on {world} ranks", env, timeout)
         self.results[phase] = [torch.load(os.path.join(self.folder, phase, f"rank{r}.pt"), weights_only=False)
                                for r in range(world)]
         return self.results[phase]

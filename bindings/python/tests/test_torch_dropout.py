@@ -224,3 +224,52 @@ def test_compiled_dropout_is_eagers_forward_and_backward_and_keeps_only_the_stat
     x = torch.ones(1024, dtype=dtype, requires_grad=True)
     count, size = saved_bytes(lambda: compiled(x))
     assert size < 1024, f"no mask saved (saved {count} tensors, {size} bytes)"
+
+
+def test_in_place_dropout_counts_as_torchs_in_place_write():
+    """An in-place dropout of a tensor autograd saved for another op is
+    refused at backward, as x.mul_() is (the library's write alone would
+    not move the version counter: backward read the dropped values)."""
+    w = torch.ones(8, requires_grad=True)
+    x = torch.arange(1.0, 9.0)
+    y = (w * x).sum()
+    version = x._version
+    rt.dropout(x, 0.5, state=S, inplace=True)
+    assert x._version > version
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_forward_mode_ad_gives_the_tangents_dropout(dtype):
+    import torch.autograd.forward_ad as fwAD
+    x = torch.linspace(-1.0, 1.0, 64, dtype=torch.float64).to(dtype)
+    tangent = torch.arange(64.0).to(dtype)
+    for grad in (False, True):
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(x.clone().requires_grad_(grad), tangent)
+            out = fwAD.unpack_dual(rt.dropout(dual, 0.25, state=S))
+        assert torch.equal(bits(out.primal.detach()), bits(rt.dropout(x, 0.25, state=S)))
+        assert out.tangent is not None and torch.equal(bits(out.tangent), bits(rt.dropout(tangent, 0.25, state=S)))
+
+
+def test_threads_drawing_from_one_tracker_never_draw_the_same_mask():
+    """One draw at a time per tracker (_kernels.reserved): a dropout reads
+    the state, fills and moves it under the tracker's lock."""
+    import threading
+    tracker = rngtrk.Tracker()
+    tracker.manual_seed(5)
+    x = torch.ones(1 << 18)
+    masks = []
+
+    def work():
+        for _ in range(10):
+            masks.append(rt.dropout(x, 0.5, tracker=tracker).nonzero().numpy().tobytes())
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(masks)) == len(masks) == 40
+    assert tracker.active_state().offset == 40 * rngtrk.offset_increment(1 << 18, dist="bernoulli", dtype="u8")

@@ -9,7 +9,6 @@ ops rngtrk has no form for are refused.  4 gloo ranks on a 2 x 2 mesh, started d
 (dtensor_cpu_job.py); needs torch >= 2.4 with DTensor."""
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 import rngtrk  # noqa: E402
 import rngtrk.torch as rt  # noqa: E402
+from rank_jobs import run_ranks  # noqa: E402
 
 try:
     import torch.distributed.tensor  # noqa: F401
@@ -33,12 +33,8 @@ def run_job(tmp_path, mode):
     outs = [tmp_path / f"{mode}-{rank}.json" for rank in range(WORLD)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(HERE, ".."), os.environ.get("PYTHONPATH", "")]),
                GLOO_SOCKET_IFNAME="lo", MASTER_ADDR="127.0.0.1")
-    procs = [subprocess.Popen([sys.executable, os.path.join(HERE, "dtensor_cpu_job.py"), str(rank), str(WORLD),
-                               str(store), str(outs[rank]), mode], env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT) for rank in range(WORLD)]
-    logs = [p.communicate(timeout=300)[0].decode(errors="replace") for p in procs]
-    for rank, p in enumerate(procs):
-        assert p.returncode == 0, f"rank {rank} exited {p.returncode}:\n{logs[rank][-3000:]}"
+    run_ranks([[sys.executable, os.path.join(HERE, "dtensor_cpu_job.py"), str(rank), str(WORLD), str(store),
+                str(outs[rank]), mode] for rank in range(WORLD)], f"the {mode} job on {WORLD} ranks", env)
     return [json.loads(o.read_text()) for o in outs]
 
 

@@ -27,6 +27,7 @@ from .._library import ffi, lib
 from ..errors import RngtrkOverflowError, check
 from .._names import DTYPE
 from ..sampling import make_spec
+from ..state import PhiloxState
 from ..tracker import Tracker
 
 # The torch dtype of each rngtrk dtype rngtrk.torch makes.
@@ -38,7 +39,7 @@ FLOAT_DTYPES = {torch_dtype: name for name, torch_dtype in TORCH_DTYPES.items() 
 # Each distribution's two parameters, as sampling.py names them.
 _PARAMETERS = {"uniform": ("low", "high"), "normal": ("mean", "std"), "bernoulli": ("p", None)}
 NO_GEOMETRY = -1  # sm_count / max_threads_per_sm not given: the library's default
-_KEPT = 512       # the most specs and increments kept (a model draws a handful of kinds and shapes)
+_KEPT = 512       # the most kinds of draw kept per cache (a model draws a handful of kinds and shapes)
 
 
 class Spec:
@@ -68,18 +69,25 @@ class Spec:
 
     def key(self):
         """What tells two specs apart: every field, and the sign of a zero
-        parameter (-0.0 == 0.0, but a mean of -0.0 gives other bits)."""
+        parameter (negative_zero)."""
         a, b = self.a, self.b
         return (self.layout, self.dist, self.dtype, a, b, self.sm_count, self.max_threads_per_sm,
-                a == 0.0 and math.copysign(1.0, a) < 0, b == 0.0 and math.copysign(1.0, b) < 0)
+                negative_zero(a), negative_zero(b))
+
+
+def negative_zero(value):
+    """Whether a parameter is -0.0: equal to 0.0 as a key, but a mean of
+    -0.0 gives other bits."""
+    return value == 0 and math.copysign(1.0, value) < 0
 
 
 _SPECS = {}        # Spec.key() -> a Spec whose `c` is made
 _INCREMENTS = {}   # (Spec.key(), numel) -> the offset increment
 
 
-def _kept(cache, key, make):
-    value = make()  # raises for a refused kind: nothing is kept
+def kept(cache, key, make):
+    """cache[key] = make(), the cache emptied when it holds _KEPT kinds."""
+    value = make()  # (make() raises for a refused kind: nothing is kept)
     if len(cache) >= _KEPT:
         cache.clear()
     cache[key] = value
@@ -87,15 +95,16 @@ def _kept(cache, key, make):
 
 
 def spec_of(layout, dist, dtype, a, b, sm_count=NO_GEOMETRY, max_threads_per_sm=NO_GEOMETRY):
-    """The Spec of these values with its library spec made (checked by the
-    library: an unknown name or a bad parameter raises its error, before
-    anything is drawn), one object per kind of draw."""
+    """The Spec of these values with its library spec made (its names
+    checked by the library: an unknown layout, distribution or dtype raises
+    its error before anything is drawn; the parameters' values are the
+    library's to refuse when it draws), one object per kind of draw."""
     spec = Spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
     key = spec.key()
     found = _SPECS.get(key)
     if found is None:
         spec.c = make_spec(layout, dist, dtype, **spec.params())
-        found = _kept(_SPECS, key, lambda: spec)
+        found = kept(_SPECS, key, lambda: spec)
     return found
 
 
@@ -131,7 +140,7 @@ def increment(spec, whole_shape):
             out = ffi.new("uint64_t *")
             check(lib.rngtrk_sample_offset_increment(c_spec(spec), count, out))
             return out[0]
-        found = _kept(_INCREMENTS, key, ask)
+        found = kept(_INCREMENTS, key, ask)
     return found
 
 
@@ -170,28 +179,41 @@ def _c_state(state):
     return ffi.new("rngtrk_philox_state *", state)
 
 
+def _library_call(calls, tensor, state, spec_c, count, box, buffers):
+    """One of the library's calls for `tensor`'s device: `calls` is (CPU
+    range, CPU box, CUDA range, CUDA box), `buffers` the pointer and
+    capacity arguments that follow the range or the box (a CUDA call then
+    takes torch's current stream of the tensor's device)."""
+    if tensor.is_cuda:
+        index = tensor.device.index
+        if index != torch.cuda.current_device():  # the library launches on the current device
+            with torch.cuda.device(index):
+                return _library_call(calls, tensor, state, spec_c, count, box, buffers)
+        whole, sliced = calls[2], calls[3]
+        stream = (ffi.cast(_VOID_P, raw_stream(tensor.device)),)
+    elif tensor.is_cpu:
+        whole, sliced = calls[0], calls[1]
+        stream = ()
+    else:
+        raise TypeError(f"rngtrk.torch fills CPU and CUDA tensors, not {tensor.device.type} ones")
+    if box is None:
+        status = whole(_c_state(state), spec_c, 0, count, *buffers, *stream)
+    else:
+        status = sliced(_c_state(state), spec_c, *_box_arrays(box), *buffers, *stream)
+    if status:
+        check(status)
+
+
+_SAMPLE_CALLS = (lib.rngtrk_sample, lib.rngtrk_sample_slice, lib.rngtrk_cuda_sample, lib.rngtrk_cuda_sample_slice)
+_DROPOUT_CALLS = (lib.rngtrk_dropout, lib.rngtrk_dropout_slice, lib.rngtrk_cuda_dropout, lib.rngtrk_cuda_dropout_slice)
+
+
 def fill(out, state, spec, box=None):
     """Fills `out` (a contiguous CPU or CUDA tensor of spec's dtype) with
     `spec`'s elements drawn from `state`: the whole tensor, or the box
     (global_shape, start, local_shape) of it."""
     count = out.numel()
-    pointer, capacity = _memory(out, count)
-    if out.is_cuda:
-        stream = ffi.cast("void *", raw_stream(out.device))
-        if box is None:
-            status = lib.rngtrk_cuda_sample(_c_state(state), c_spec(spec), 0, count, pointer, capacity, stream)
-        else:
-            status = lib.rngtrk_cuda_sample_slice(_c_state(state), c_spec(spec), *_box_arrays(box), pointer,
-                                                  capacity, stream)
-    elif out.is_cpu:
-        if box is None:
-            status = lib.rngtrk_sample(_c_state(state), c_spec(spec), 0, count, pointer, capacity)
-        else:
-            status = lib.rngtrk_sample_slice(_c_state(state), c_spec(spec), *_box_arrays(box), pointer, capacity)
-    else:
-        raise TypeError(f"rngtrk.torch fills CPU and CUDA tensors, not {out.device.type} ones")
-    if status:
-        check(status)
+    _library_call(_SAMPLE_CALLS, out, state, c_spec(spec), count, box, _memory(out, count))
     return out
 
 
@@ -220,7 +242,7 @@ def _dropout_c_spec(mask_spec, data_dtype):
             ffi.buffer(spec)[:] = ffi.buffer(c_spec(mask_spec))
             spec.dtype = DTYPE.value(data_dtype)
             return spec
-        found = _kept(_DROPOUT_SPECS, key, make)
+        found = kept(_DROPOUT_SPECS, key, make)
     return found
 
 
@@ -237,42 +259,56 @@ def dropout_into(out, x, state, mask_spec, box=None):
         scale = torch.tensor(1.0 / mask_spec.a, dtype=x.dtype, device=x.device)
         return torch.mul(x, mask.to(x.dtype) * scale, out=out)
     count = x.numel()
-    source = ffi.cast("void *", x.data_ptr()) if count else ffi.NULL
-    target, capacity = _memory(out, count)
-    spec = _dropout_c_spec(mask_spec, name)
-    if x.is_cuda:
-        stream = ffi.cast("void *", raw_stream(x.device))
-        if box is None:
-            status = lib.rngtrk_cuda_dropout(_c_state(state), spec, 0, count, source, target, capacity, stream)
-        else:
-            status = lib.rngtrk_cuda_dropout_slice(_c_state(state), spec, *_box_arrays(box), source, target,
-                                                   capacity, stream)
-    elif x.is_cpu:
-        if box is None:
-            status = lib.rngtrk_dropout(_c_state(state), spec, 0, count, source, target, capacity)
-        else:
-            status = lib.rngtrk_dropout_slice(_c_state(state), spec, *_box_arrays(box), source, target, capacity)
-    else:
-        raise TypeError(f"rngtrk.torch fills CPU and CUDA tensors, not {x.device.type} ones")
-    if status:
-        check(status)
+    source = _cast(_VOID_P, x.data_ptr()) if count else ffi.NULL
+    _library_call(_DROPOUT_CALLS, x, state, _dropout_c_spec(mask_spec, name), count, box,
+                  (source,) + _memory(out, count))
     return out
 
 
-def source(tracker):
-    """(the state a draw from `tracker` starts from, the function that then
-    moves the tracker past an increment).  A plain rngtrk.Tracker draws from
-    its active state; rngtrk.torch's drop-in trackers from their generator
-    (their peek() and consume())."""
+def c_tracker_of(tracker):
+    """The rngtrk.Tracker whose active state a draw from `tracker` starts
+    from: a plain one itself, a drop-in's own on CPU-only torch; None when
+    that is torch's CUDA generator (a drop-in tracker with CUDA)."""
     if isinstance(tracker, Tracker):
-        return tracker.active_state(), tracker.advance
-    return tracker.peek(), tracker.consume
+        return tracker
+    return None if tracker._cuda else tracker.tracker
+
+
+def reserved(tracker, step, make):
+    """make(start) for a draw of `step` numbers starting at the tracker's
+    state, which then moves past them.  On an rngtrk tracker all of it under
+    the tracker's lock (one draw at a time, as its own calls: two threads
+    never draw the same numbers), with the room for `step` checked before
+    anything is made, so a refused draw changes nothing; on torch's CUDA
+    generator through the drop-in's peek() and consume()."""
+    c_tracker = c_tracker_of(tracker)
+    if c_tracker is None:
+        start = tracker.peek()
+        start.advanced(step)  # (the room: RngtrkOverflowError before anything is made)
+        made = make(start)
+        tracker.consume(step)
+        return made
+    scratch = ffi.new("rngtrk_philox_state *")
+    with c_tracker._lock:
+        handle = c_tracker._handle
+        if handle is None:
+            c_tracker._live()  # raises: the tracker is closed
+        status = lib.rngtrk_tracker_active_state(handle, scratch)
+        if status:
+            check(status)
+        start = PhiloxState(scratch.seed, scratch.offset)
+        start.advanced(step)
+        made = make(start)
+        status = lib.rngtrk_tracker_advance(handle, step, scratch)
+        if status:
+            check(status)
+    return made
 
 
 def draw_from_tracker(tracker, spec, shape, box, device):
     """draw_from_state from the tracker's state, then the tracker moves, once
     the tensor is filled: a refused draw leaves it as it was."""
-    c_tracker = tracker if isinstance(tracker, Tracker) else None if tracker._cuda else tracker.tracker
+    c_tracker = c_tracker_of(tracker)
     out = new_output(shape, spec, device)
     if c_tracker is not None and out.is_cpu:
         # One library call reads the active state, fills and advances it
@@ -296,11 +332,9 @@ def draw_from_tracker(tracker, spec, shape, box, device):
             check(status)
         return out
     step = increment(spec, box[0] if box is not None else shape)  # a refused spec or size: nothing read
-    start, commit = source(tracker)
-    fill(out, start, spec, box)
-    commit(step)
-    return out
+    return reserved(tracker, step, lambda start: fill(out, start, spec, box))
 
 
 __all__ = ["TORCH_DTYPES", "FLOAT_DTYPES", "NO_GEOMETRY", "Spec", "spec_of", "c_spec", "numel", "increment", "new_output",
-           "fill", "draw_from_state", "draw_from_tracker", "source", "raw_stream", "DROPOUT_DTYPES", "dropout_into"]
+           "fill", "draw_from_state", "draw_from_tracker", "c_tracker_of", "reserved", "raw_stream", "DROPOUT_DTYPES",
+           "dropout_into", "negative_zero"]

@@ -20,12 +20,12 @@ by its CUDA kernels on torch's current stream.  16-bit floats are made as
 f16/bf16 directly (the library defines them; normal's are its f32 values
 rounded to nearest even, as torch's .to() rounds).
 """
-from math import copysign
-
 import torch
 
 from ..errors import invalid
-from ._kernels import FLOAT_DTYPES, NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, numel, spec_of
+from ._kernels import (
+    FLOAT_DTYPES, NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, kept, negative_zero, numel, spec_of,
+)
 from ._generators import state_of
 from ._rng_state_hook import settle
 from ._dropout import dropout_from_state, dropout_from_tracker
@@ -45,9 +45,8 @@ def _size(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list, torch.Size)):
         size = tuple(size[0])
     for n in size:
-        if type(n) is not int or n < 0:  # (a bool is not an int here; an int subclass other than bool is)
-            if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-                raise invalid(f"sizes are non-negative integers, not {n!r}")
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:  # (an int subclass other than bool is a size)
+            raise invalid(f"sizes are non-negative integers, not {n!r}")
     return tuple(size)
 
 
@@ -87,7 +86,9 @@ def _again(size, dist, dtype, device, layout, a, b):
             return None, None
     if type(a) not in _NUMBERS or type(b) not in _NUMBERS:  # (a tensor could change under its key)
         return None, None
-    key = (size, dist, dtype, device, layout, a, b, a == 0 and copysign(1.0, a) < 0, b == 0 and copysign(1.0, b) < 0)
+    if type(device) not in _DEVICE_KINDS:  # (False == 0 == 0.0, device 0's key: the checks refuse the others)
+        return None, None
+    key = (size, dist, dtype, device, layout, a, b, negative_zero(a), negative_zero(b))
     try:
         plan = _PLANS.get(key)
     except TypeError:  # an unhashable argument: the checks take it
@@ -101,6 +102,7 @@ def _again(size, dist, dtype, device, layout, a, b):
 
 
 _NUMBERS = (float, int)
+_DEVICE_KINDS = (str, int, torch.device)
 
 
 def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry, box=None, key=None):
@@ -125,9 +127,7 @@ def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry
     # Eager: the kind of draw checked (and its library spec made) once, then the C call.
     spec = spec_of(layout, dist, rng_dtype, float(a), float(b), sm_count, max_threads_per_sm)
     if key is not None and box is None and not geometry and state is None and tracker is None:
-        if len(_PLANS) >= 512:
-            _PLANS.clear()
-        _PLANS[key] = (shape, spec, device)
+        kept(_PLANS, key, lambda: (shape, spec, device))
     if state is not None:
         return draw_from_state(state_of(state), spec, shape, box, device)
     if tracker is None:
@@ -209,8 +209,8 @@ def _dropout(x, keep, inplace, state, tracker, layout, geometry, box=None):
     `state` or from `tracker` (default: the process tracker), which moves
     past the mask.  In one pass, and nothing saved for backward but the
     state (_dropout); while torch traces the caller, through the torch
-    operators of _torch_ops."""
-    numel(box[0] if box is not None else tuple(x.shape))
+    operators of _torch_ops.  (A box's size is checked by _box; a tensor's
+    fits its 64-bit sizes.)"""
     sm_count = geometry.get("sm_count", NO_GEOMETRY) if geometry else NO_GEOMETRY
     max_threads_per_sm = geometry.get("max_threads_per_sm", NO_GEOMETRY) if geometry else NO_GEOMETRY
     if tracing():

@@ -1,16 +1,24 @@
 """rngtrk.torch's draws and forks as torch operators (torch >= 2.4), so that
 torch.compile, torch.export and torch.func trace them as ordinary ops
 instead of breaking the graph or skipping the frame (docs/pytorch.md,
-"torch.compile and activation checkpointing").
+"torch.compile, torch.export and torch.func").
 
   rngtrk::sample(state, spec..., shape, box, out_device)
       a draw from an explicit state: a pure function of the 16-byte state
       tensor and its arguments, free to be recomputed, merged or reordered.
   rngtrk::tracker_sample(tick, tracker, forks, spec..., shape, box, out_device, *, device)
       a draw from a tracker, which it moves; returns (values, tick + 1).
+  rngtrk::dropout(x, state, mask...) and
+  rngtrk::tracker_dropout(tick, tracker, forks, x, mask..., *, device)
+      dropout in one pass, the second returning (values, tick + 1, the
+      16-byte state it drew from); their registered backward draws the mask
+      again from that state (_dropout).
+  rngtrk::state_from_words(seed_lo, seed_hi, offset_lo, offset_hi)
+      a PhiloxState's 16 bytes from four 32-bit words (state_input).
 
 A fork of a drop-in tracker has no operator: its entry and exit are
-recorded while tracing, for the draws inside (fork_enter / fork_exit).
+recorded while tracing, for the draws inside (fork_enter / fork_exit); a
+CUDA tracker's fork is entered for real, outside the graph (_cuda_fork).
 
 Why this shape:
 * tracker_sample reads the tracker when it runs, not when it is traced, so
@@ -30,8 +38,8 @@ Why this shape:
   which the caller writes back: the draws of one tracker form a chain of
   data dependencies, so no compiler merges two equal draws, drops one whose
   values are unused (the tracker must still move) or reorders them.
-* A fork of a CUDA tracker breaks the graph instead (fork_enter says why).
 """
+import contextlib
 import itertools
 import weakref
 
@@ -103,10 +111,11 @@ def register(tracker):
     if key is not None:
         return key
     if tracing():
-        raise TypeError("rngtrk.torch: a tracker torch.compile cannot name yet: a plain rngtrk.Tracker that has not "
-                        "drawn through rngtrk.torch outside a compiled function, or a tracker made inside one "
-                        "(seed the process tracker, model_parallel_cuda_manual_seed, before compiling); draw from "
-                        "it, or make it, once outside the compiled function first")
+        # Without fullgraph dynamo runs the caller as it is instead (the
+        # draw then names the tracker); with it, rngtrk's error says why.
+        if torch.compiler.is_compiling():
+            _at_compile_time(_refuse_unnamed_tracker_in_fullgraph)
+        raise TypeError(_UNNAMED)
     key = next(_KEYS)
     with torch.inference_mode(False):  # (a tick made in inference mode could not be written by a later step)
         tracker._torch_tick = torch.zeros((), dtype=torch.int64)
@@ -117,6 +126,10 @@ def register(tracker):
 
 
 _KEYS = itertools.count(1)  # never reused: a graph naming a tracker that is gone says so
+_UNNAMED = ("rngtrk.torch: a tracker torch.compile cannot name yet: a plain rngtrk.Tracker that has not drawn through "
+            "rngtrk.torch outside a compiled function, or a tracker made inside one (seed the process tracker, "
+            "model_parallel_cuda_manual_seed, before compiling); draw from it, or make it, once outside the "
+            "compiled function first")
 
 
 def _tracker(key):
@@ -136,19 +149,27 @@ def _sample(state, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shap
     return draw_from_state(state_of(state), spec, tuple(shape), _box(global_shape, start, shape), out_device)
 
 
-def _tracker_sample(tick, key, forks, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape,
-                    start, out_device, *, device):
-    tracker = _tracker(key)
-    spec = Spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
+@contextlib.contextmanager
+def _inside(tracker, forks):
+    """The forks a traced draw was made in (outermost first), entered for
+    the draw and left after it, also when it raises."""
     entered = []
     try:
         for name in forks:
             tracker._enter(name)
             entered.append(name)
-        out = draw_from_tracker(tracker, spec, tuple(shape), _box(global_shape, start, shape), out_device)
+        yield
     finally:
         for name in reversed(entered):
             tracker._leave(name)
+
+
+def _tracker_sample(tick, key, forks, layout, dist, dtype, a, b, sm_count, max_threads_per_sm, shape, global_shape,
+                    start, out_device, *, device):
+    tracker = _tracker(key)
+    spec = Spec(layout, dist, dtype, a, b, sm_count, max_threads_per_sm)
+    with _inside(tracker, forks):
+        out = draw_from_tracker(tracker, spec, tuple(shape), _box(global_shape, start, shape), out_device)
     return out, tick + 1
 
 
@@ -164,16 +185,9 @@ def _dropout(x, state, layout, p, sm_count, max_threads_per_sm, global_shape, st
 def _tracker_dropout(tick, key, forks, x, layout, p, sm_count, max_threads_per_sm, global_shape, start, *, device):
     tracker = _tracker(key)
     box = _box(global_shape, start, tuple(x.shape))
-    entered = []
-    try:
-        for name in forks:
-            tracker._enter(name)
-            entered.append(name)
+    with _inside(tracker, forks):
         out, drawn_from = dropout_from_tracker(x, tracker, _mask_spec(layout, p, sm_count, max_threads_per_sm), box,
                                                False)
-    finally:
-        for name in reversed(entered):
-            tracker._leave(name)
     return out, tick + 1, state_tensor(drawn_from)
 
 
@@ -322,6 +336,8 @@ def state_input(state):
             raise StateFormatError(f"state: a state tensor is {STATE_BYTES} uint8 values (torch.cuda.get_rng_state()), "
                                    f"not {state.numel()} of {state.dtype}")
         return state.reshape(STATE_BYTES).cpu()
+    if not isinstance(state, PhiloxState):  # 16 bytes, a torch.Generator: concrete (not dynamo, which refuses them)
+        state = state_of(state)
     seed, offset = state
     # Word by word, not state_tensor(state): dynamo traces this arithmetic on
     # the two ints (symbolic ones too), where PhiloxState.to_bytes() is a C
@@ -338,9 +354,9 @@ class NotCompilableError(UnavailableError, AssertionError):
 
 
 class StateNotCompilableError(NotCompilableError, TypeError):
-    """A PhiloxState under torch.compile(fullgraph=True) on a torch whose
-    dynamo cannot read one (before 2.7): also the TypeError of a state of a
-    kind a call cannot take."""
+    """A state dynamo cannot read (a PhiloxState before torch 2.7, 16
+    bytes, a torch.Generator) under torch.compile(fullgraph=True): also the
+    TypeError of a state of a kind a call cannot take."""
 
 
 def _fullgraph(ctx):
@@ -353,9 +369,21 @@ def _fullgraph(ctx):
 def _refuse_state_in_fullgraph(ctx):
     if _fullgraph(ctx):
         raise StateNotCompilableError(
-            f"rngtrk.torch: torch.compile(fullgraph=True) on torch {torch.__version__} cannot read a PhiloxState "
-            f"(its dynamo reads no tuple subclass before torch 2.7); pass the state as a tensor, "
-            f"rngtrk.torch.state_tensor(state), or compile without fullgraph (the draw then runs outside the graph)")
+            f"rngtrk.torch: torch.compile(fullgraph=True) on torch {torch.__version__} cannot read this state (a "
+            f"PhiloxState before torch 2.7, whose dynamo reads no tuple subclass; 16 bytes; a torch.Generator); "
+            f"pass it as a tensor, rngtrk.torch.state_tensor(state), or compile without fullgraph (the draw then runs "
+            f"outside the graph)")
+
+
+class TrackerNotCompilableError(NotCompilableError, TypeError):
+    """A tracker that no torch operator names yet (register), under
+    torch.compile(fullgraph=True): also the TypeError of a tracker of a kind
+    the call cannot take there."""
+
+
+def _refuse_unnamed_tracker_in_fullgraph(ctx):
+    if _fullgraph(ctx):
+        raise TrackerNotCompilableError(_UNNAMED)
 
 
 def _refuse_fork_in_fullgraph(ctx):
@@ -374,24 +402,26 @@ def _at_compile_time(check):
     comptime(check)
 
 
+@outside_graphs
 def _draw_state_eagerly(state, spec, shape, box, device):
     return draw_from_state(state_of(state), spec, shape, box, device)
 
 
+@outside_graphs
 def _dropout_state_eagerly(x, state, spec, box):
     return dropout_from_state(x, state_of(state), spec, box, False)
 
 
+@outside_graphs
 def _enter_eagerly(tracker, name):
     tracker._enter(name)
 
 
+@outside_graphs
 def _leave_eagerly(tracker, name):
     tracker._leave(name)
 
 
-for _function in (_draw_state_eagerly, _dropout_state_eagerly, _enter_eagerly, _leave_eagerly):
-    outside_graphs(_function)
 when_dynamo_imported(_hide_from_dynamo)
 
 
@@ -400,13 +430,13 @@ def draw_untraceable(state, spec, shape, box, device):
     before torch 2.7): refused under fullgraph (StateNotCompilableError),
     otherwise made outside the graph, with eager's numbers."""
     _at_compile_time(_refuse_state_in_fullgraph)
-    return _OUTSIDE["_draw_state_eagerly"](state, spec, shape, box, device)
+    return _draw_state_eagerly(state, spec, shape, box, device)
 
 
 def dropout_untraceable(x, state, spec, box):
     """draw_untraceable for dropout."""
     _at_compile_time(_refuse_state_in_fullgraph)
-    return _OUTSIDE["_dropout_state_eagerly"](x, state, spec, box)
+    return _dropout_state_eagerly(x, state, spec, box)
 
 
 _READS_TUPLE_SUBCLASSES = tuple(int(v) for v in torch.__version__.split("+")[0].split(".")[:2]) >= (2, 7)
@@ -480,7 +510,7 @@ def fork_enter(tracker, name):
     outside the graph (_cuda_fork)."""
     register(tracker)
     if _cuda_fork(tracker):
-        _OUTSIDE["_enter_eagerly"](tracker, name)
+        _enter_eagerly(tracker, name)
         return
     tracker._torch_forks.append(name)
 
@@ -488,10 +518,11 @@ def fork_enter(tracker, name):
 def fork_exit(tracker, name):
     register(tracker)
     if _cuda_fork(tracker):
-        _OUTSIDE["_leave_eagerly"](tracker, name)
+        _leave_eagerly(tracker, name)
         return
     tracker._torch_forks.pop()
 
 
-__all__ = ["AVAILABLE", "tracing", "transforming", "register", "state_input", "sample_op", "tracker_sample_op", "dropout_op",
-           "tracker_dropout_op", "fork_enter", "fork_exit", "draw_untraceable", "dropout_untraceable", "NotCompilableError", "StateNotCompilableError", "NO_GEOMETRY"]
+__all__ = ["AVAILABLE", "tracing", "transforming", "register", "state_input", "sample_op", "tracker_sample_op",
+           "dropout_op", "tracker_dropout_op", "fork_enter", "fork_exit", "draw_untraceable", "dropout_untraceable",
+           "NotCompilableError", "StateNotCompilableError", "TrackerNotCompilableError", "NO_GEOMETRY"]

@@ -66,7 +66,8 @@ class _Fork:
     entered.  While torch traces the caller (torch.compile), entry and exit
     are recorded for the draws inside (_torch_ops.fork_enter), so the fork
     is part of the graph with no break and no frame skipped; a fork of a
-    CUDA tracker breaks the graph on purpose (fork_enter says why)."""
+    CUDA tracker is entered for real, outside the graph (_torch_ops._cuda_fork
+    says why)."""
 
     __slots__ = ("_owner", "_name")
 
