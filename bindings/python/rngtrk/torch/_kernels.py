@@ -288,15 +288,15 @@ def reserved(tracker, step, make):
         made = make(start)
         tracker.consume(step)
         return made
-    scratch = ffi.new("rngtrk_philox_state *")
     with c_tracker._lock:
         handle = c_tracker._handle
         if handle is None:
             c_tracker._live()  # raises: the tracker is closed
+        scratch = c_tracker._scratch  # (the tracker's out-parameter, used under its lock)
         status = lib.rngtrk_tracker_active_state(handle, scratch)
         if status:
             check(status)
-        start = PhiloxState(scratch.seed, scratch.offset)
+        start = tuple.__new__(PhiloxState, (scratch.seed, scratch.offset))  # (the library's values: no checks)
         start.advanced(step)
         made = make(start)
         status = lib.rngtrk_tracker_advance(handle, step, scratch)
