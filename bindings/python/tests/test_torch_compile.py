@@ -208,6 +208,33 @@ def test_a_compiled_forking_layer_draws_eagers_numbers_and_moves_the_tracker_ali
 
 
 @cpu_process_tracker
+def test_inductors_partitioner_keeps_each_draw_in_the_forward_and_the_redraw_in_backward():
+    """Inductor's min-cut partitioner may recompute ops in backward: a
+    tracker's draw must not be one of them (it would draw again and move the
+    tracker), and dropout's backward redraws from the state the forward
+    saved.  Values, gradients and the tracker over three steps equal eager's
+    (exact elementwise ops only: inductor's own sin or matmul may round
+    otherwise)."""
+    def f(x):
+        return rt.dropout(x * 2, 0.3) * rt.randn(x.shape) + rt.dropout(x + 1, 0.5)
+
+    def run(g):
+        tracker = seeded()
+        x = torch.linspace(-1.0, 1.0, 4096, requires_grad=True)
+        seen = []
+        for _ in range(3):
+            y = g(x)
+            y.backward(torch.arange(4096.0))
+            seen += [y.detach(), x.grad]
+            x.grad = None
+        return seen, tracker.tracker.save()
+
+    eager = run(f)
+    compiled = run(torch.compile(f, backend="inductor"))
+    assert all(torch.equal(a, b) for a, b in zip(eager[0], compiled[0])) and eager[1] == compiled[1]
+
+
+@cpu_process_tracker
 def test_an_unknown_fork_name_raises_when_the_compiled_function_draws():
     seeded()
 
