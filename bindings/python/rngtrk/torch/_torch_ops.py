@@ -393,7 +393,8 @@ def _refuse_fork_in_fullgraph(ctx):
             "torch's CUDA generator on the host for torch's own random ops inside it, and nothing in a graph fixes "
             "where those run relative to the swap (other numbers than eager's). Compile without fullgraph (the "
             "fork then runs outside the graph, with eager's numbers), compile the code inside the fork, or draw "
-            "with an explicit state (state=)")
+            "with an explicit state (state=); torch's own random ops in compiled code give eager's numbers only "
+            "with torch._inductor.config.fallback_random = True")
 
 
 def _at_compile_time(check):
