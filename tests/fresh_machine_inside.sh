@@ -38,10 +38,11 @@ tail -1 /tmp/make-test.log | grep -Eq '^rngtrk: [0-9]+ passed, 0 failed, [0-9]+ 
 # feature (Debian 12's 1.13: no torch.compile operators, DTensor, DCP, uint64
 # keys or the non-reentrant early stop; Debian 13's 2.6: no torch.func._random;
 # 13's and newer: DCP and uint64 present, so no refusal),
-# and the SIMD normal test that runs only where RNGTRK_CPU forces an engine
-# (tests/run_all.sh runs it again so).
+# the SIMD normal test that runs only where RNGTRK_CPU forces an engine
+# (tests/run_all.sh runs it again so), and an engine this CPU lacks
+# (AVX-512 on some x86-64 machines).
 grep -E '^skipped: |^SKIPPED |^\[  SKIPPED \] [A-Za-z]' /tmp/make-test.log |
-    grep -Ev 'no CUDA device|no GPU|no CUDA|libcurand not found|MEGATRON_LM does not name|CurandOracle\.|Cuda\.|has no torch\.library\.register_fake|has no DTensor|has no torch\.distributed\.checkpoint|never stops early|has DCP: the module imports|has no uint64 tensors|this torch has uint64 tensors|has no torch\.func\._random|RNGTRK_CPU does not force a SIMD engine|NormalPaths\.ForcedEngine' \
+    grep -Ev 'no CUDA device|no GPU|no CUDA|libcurand not found|MEGATRON_LM does not name|CurandOracle\.|Cuda\.|has no torch\.library\.register_fake|has no torch\.compile custom operators|but this CPU lacks it|has no DTensor|has no torch\.distributed\.checkpoint|never stops early|has DCP: the module imports|has no uint64 tensors|this torch has uint64 tensors|has no torch\.func\._random|RNGTRK_CPU does not force a SIMD engine|NormalPaths\.ForcedEngine' \
     >/tmp/unexplained-skips.txt
 [ -s /tmp/unexplained-skips.txt ] && { cat /tmp/unexplained-skips.txt; fail "skips this machine does not explain"; }
 grep -n 'panicked\|rustc-check-cfg requires' /tmp/all-steps.log && fail "make demo or make test printed a panic or a cargo warning"
