@@ -38,6 +38,8 @@ import warnings
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BINDING = os.path.join(HERE, "..", "..", "bindings", "python")
+sys.path.insert(0, HERE)
+from rank_end import end_rank  # noqa: E402 (this folder)
 SEED = 1234
 AFTER = 3
 
@@ -172,7 +174,8 @@ def rank_main(args):
             for name, passed, detail in rank_checks:
                 print(f"{'PASS' if passed else 'FAIL'} {args.phase} rank {r}: {name}"
                       + ("" if passed or not detail else f" ({detail[:300]})"), flush=True)
-    dist.destroy_process_group()
+    dist.barrier()
+    end_rank()
 
 
 # -- the driver ----------------------------------------------------------------------------
@@ -246,8 +249,7 @@ def main():
         rank_main(args)
     except BaseException:
         traceback.print_exc()
-        sys.stdout.flush()
-        os._exit(1)
+        end_rank(1)  # the other ranks would wait in a collective forever
 
 
 if __name__ == "__main__":

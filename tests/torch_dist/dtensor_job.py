@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import rngtrk  # noqa: E402
 import rngtrk.torch as rt  # noqa: E402
 from rngtrk.torch.dtensor import distribute_rand, distribute_randn  # noqa: E402
+from rank_end import end_rank  # noqa: E402 (this folder)
 
 dist.init_process_group("gloo")
 state = rngtrk.PhiloxState(2026, 8)
@@ -34,4 +35,4 @@ for mesh_shape, placements in cases:
 dist.barrier()
 if dist.get_rank() == 0:
     print(f"DTensor: the same full tensor for every mesh and placement ({len(cases)} cases)", flush=True)
-dist.destroy_process_group()
+end_rank()

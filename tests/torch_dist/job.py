@@ -28,6 +28,7 @@ any_rank=True.  Any failed check raises, so the launcher exits non-zero.
 import argparse
 import os
 import sys
+import traceback
 
 import torch
 import torch.distributed as dist
@@ -35,6 +36,7 @@ import torch.distributed as dist
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bindings", "python"))
 import rngtrk  # noqa: E402
 import rngtrk.torch as rt  # noqa: E402
+from rank_end import end_rank  # noqa: E402 (this folder)
 
 BATCH, HIDDEN, FEATURES = 8, 32, 12
 SEED = 1234
@@ -162,8 +164,10 @@ def main():
     try:
         (train if args.phase == "train" else resume)(args)
         dist.barrier()
-    finally:
-        dist.destroy_process_group()
+    except BaseException:
+        traceback.print_exc()
+        end_rank(1)
+    end_rank()
 
 
 if __name__ == "__main__":

@@ -37,6 +37,9 @@ import rngtrk  # noqa: E402
 import rngtrk.torch as rt  # noqa: E402
 from rngtrk.torch.dcp import RNGState  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests", "torch_dist"))
+from rank_end import end_rank  # noqa: E402 (tests/torch_dist: how every rank job ends)
+
 SEED = 1234
 SAVE_AT = 2     # steps drawn before the save
 AFTER = 3       # steps drawn after it (the continuation compared across runs)
@@ -237,9 +240,8 @@ def main():
         dist.barrier()
     except BaseException:
         traceback.print_exc()
-        sys.stdout.flush()
-        os._exit(1)  # the other ranks would wait in a collective forever
-    dist.destroy_process_group()
+        end_rank(1)  # the other ranks would wait in a collective forever
+    end_rank()
 
 
 if __name__ == "__main__":

@@ -7,10 +7,14 @@ the test compares the ranks.
     python3 dtensor_cpu_job.py RANK WORLD STORE OUT {install,torch}
 """
 import json
+import os
 import sys
 
 import torch
 import torch.distributed as dist
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests", "torch_dist"))
+from rank_end import end_rank  # noqa: E402 (tests/torch_dist: how every rank job ends)
 
 
 def hexed(t):
@@ -49,8 +53,8 @@ def main():
         record("dropout replicate", lambda: torch.nn.functional.dropout(ones, 0.5).to_local())
         with open(out, "w") as f:
             json.dump(seen, f)
-        dist.destroy_process_group()
-        return
+        dist.barrier()
+        end_rank()
     record("manual_seed", lambda: dtensor_random.manual_seed(1234, mesh) or "ok")
     record("offset after seeding", offset)
     record("rand replicate", lambda: dtensor.rand(4, 6, device_mesh=mesh, placements=[Replicate(), Replicate()]).to_local())
@@ -82,7 +86,8 @@ def main():
     record("offset at the end", offset)
     with open(out, "w") as f:
         json.dump(seen, f)
-    dist.destroy_process_group()
+    dist.barrier()
+    end_rank()
 
 
 if __name__ == "__main__":
