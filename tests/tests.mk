@@ -189,10 +189,10 @@ test-upstream:
 	if [ -n "$(MEGATRON_LM)" ]; then \
 	    MEGATRON_LM=$(abspath $(MEGATRON_LM)) $(PYTHON) -m pytest -q -p no:cacheprovider \
 	        bindings/python/tests/test_torch_megatron.py -k upstream_source; \
-	    $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM) --without-int-state; \
-	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM) --without-int-state $$emulate; \
+	    $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM); \
+	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM) $$emulate; \
 	fi; \
 	if [ -n "$(SLAPO)" ]; then \
-	    $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO) --without-int-state; \
-	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO) --without-int-state $$emulate; \
+	    $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO); \
+	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO) $$emulate; \
 	fi

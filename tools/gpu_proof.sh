@@ -97,7 +97,7 @@ for s in $steps; do
               .device/megatron-lm ;;
         # rngtrk.torch.dcp with torch's CUDA generator: 2 ranks on cuda:0, resumed on 2, 1 and 3.
         dcp) step dcp 150 "$python" tests/torch_dist/dcp_cuda_job.py ;;
-        slapo) step slapo 120 $python tests/upstream/run_slapo_tests.py .device/slapo --without-int-state ;;
+        slapo) step slapo 120 $python tests/upstream/run_slapo_tests.py .device/slapo ;;
         python) step python 300 sh -c "make build/rngtrk build/tests/run_recipe ${make_args[*]} >/dev/null &&
               $python -m pytest -p no:cacheprovider -q -rfEs bindings/python/tests --ignore=bindings/python/tests/test_torch.py" ;;
         # The Rust CUDA calls: examples/cuda_check, built with cargo where cargo is

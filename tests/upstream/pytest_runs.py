@@ -1,17 +1,11 @@
 """What the upstream-test runners share: running pytest on an upstream test
-file, reading its outcome, and the variant without the int-state lines."""
+file and reading its outcome."""
 import os
 import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-
-# The two lines of Megatron-LM's and slapo's test_cuda_rng_states_tracker that
-# store the int 1234 as a state (rngtrk's one allowed difference, docs/pytorch.md).
-INT_STATE_LINES = re.compile(r'^\s*rng_tracker\.set_states\(\{"state1": 1234\}\)\n'
-                             r'\s*assert rng_tracker\.get_states\(\)\["state1"\] == 1234\n', re.M)
-
 
 def environment(**variables):
     """os.environ with `variables` and rngtrk's Python package and these
@@ -25,20 +19,6 @@ def pytest_arguments(checkout, test, plugin, extra=()):
     conftest of the checkout's), -rA so that every outcome is listed."""
     return ["-m", "pytest", "-p", plugin, "--noconftest", "-q", "-rA", "-p", "no:cacheprovider",
             "--rootdir", checkout, test, *extra]
-
-
-def without_int_state(test, workdir):
-    """The test file without the two int-state lines, written to `workdir`
-    at run time, or None if the lines are not there."""
-    with open(test) as f:
-        text = f.read()
-    changed, count = INT_STATE_LINES.subn("", text)
-    if count != 1:
-        return None
-    path = os.path.join(workdir, os.path.basename(test)[:-3] + "_without_int_state.py")
-    with open(path, "w") as f:
-        f.write(changed)
-    return path
 
 
 def outcomes(output):
@@ -68,41 +48,29 @@ def report(mode, code, output):
             print(f"    {line[:200]}")
 
 
-def regressions(results, allowed=None, baseline="upstream"):
-    """Tests the baseline passes that another mode does not; `allowed`
-    {mode: set of tests} are failures of the one allowed difference (their
-    variant without the int-state lines passed in that mode)."""
+def regressions(results, baseline="upstream"):
+    """Tests the baseline passes that another mode does not."""
     worse = []
     for mode, found in results.items():
         if mode != baseline and baseline in results:
-            worse += [f"{mode}: {t}" for t, r in results[baseline].items()
-                      if r == "passed" and found.get(t) != "passed" and t not in (allowed or {}).get(mode, ())]
+            worse += [f"{mode}: {t}" for t, r in results[baseline].items() if r == "passed" and found.get(t) != "passed"]
     return worse
 
 
-VARIANT_TEST = "test_cuda_rng_states_tracker"  # the test whose int-state lines the variant drops
-
-
 class Tally:
-    """The modes' outcomes, and the allowed failures of VARIANT_TEST (its
-    variant without the int-state lines passed in that mode)."""
+    """The modes' outcomes."""
 
     def __init__(self):
-        self.results, self.allowed = {}, {}
+        self.results = {}
 
-    def add(self, mode, code, output, variant=False):
-        """Records and prints one run: a mode on the whole file, or its variant."""
-        if variant:
-            if outcomes(output).get(VARIANT_TEST) == "passed":
-                self.allowed.setdefault(mode, set()).add(VARIANT_TEST)
-            mode += f" ({VARIANT_TEST} without its int-state lines)"
-        else:
-            self.results[mode] = outcomes(output)
+    def add(self, mode, code, output):
+        """Records and prints one mode's run."""
+        self.results[mode] = outcomes(output)
         report(mode, code, output)
 
     def exit_if_worse(self, baseline):
         """Exits 1, naming them, if a mode fails a test `baseline` passes."""
-        worse = regressions(self.results, self.allowed)
+        worse = regressions(self.results)
         if worse:
             print(f"fails where {baseline} passes: " + ", ".join(worse))
             sys.exit(1)

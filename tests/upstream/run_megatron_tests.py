@@ -19,14 +19,14 @@ import os
 import subprocess
 import sys
 
-from pytest_runs import Tally, environment, pytest_arguments, without_int_state
+from pytest_runs import Tally, environment, pytest_arguments
 
 TEST = os.path.join("tests", "unit_tests", "tensor_parallel", "test_random.py")
 
 
-def run(checkout, mode, nproc, extra, test=None, emulate_cuda=False):
+def run(checkout, mode, nproc, extra, emulate_cuda=False):
     env = environment(MEGATRON_LM=checkout, RNGTRK_MEGATRON_MODE=mode, RNGTRK_EMULATE_CUDA="1" if emulate_cuda else "")
-    pytest = pytest_arguments(checkout, test or os.path.join(checkout, TEST), "megatron_plugin", extra)
+    pytest = pytest_arguments(checkout, os.path.join(checkout, TEST), "megatron_plugin", extra)
     if nproc > 1:
         # Rank 0's output is the one read (the others repeat it); the ranks
         # start directly (tests/torch_dist/launch.py: torch.distributed.run
@@ -47,8 +47,6 @@ def main():
     parser.add_argument("--emulate-cuda", action="store_true",
                         help="on CPU-only torch, a CPU stand-in of the CUDA generator (cuda_emulation.py)")
     parser.add_argument("--verbose", action="store_true", help="print each mode's whole pytest output")
-    parser.add_argument("--without-int-state", action="store_true",
-                        help="also run test_cuda_rng_states_tracker without its two int-state lines")
     args, extra = parser.parse_known_args()
     checkout = os.path.abspath(args.checkout)
     if not os.path.exists(os.path.join(checkout, TEST)):
@@ -58,25 +56,15 @@ def main():
     print(f"Megatron-LM {commit or '(not a git checkout)'}, torch {torch.__version__}, "
           f"CUDA {'yes' if torch.cuda.is_available() else 'emulated' if args.emulate_cuda else 'no'}, "
           f"{args.nproc} process(es)")
-    runs = [(mode, None, []) for mode in args.modes.split(",")]
-    if args.without_int_state:
-        import tempfile
-        variant = without_int_state(os.path.join(checkout, TEST), tempfile.mkdtemp(prefix="rngtrk-megatron-"))
-        if variant is None:
-            print("without-int-state: the two int-state lines were not found; variant not run")
-        else:
-            runs += [(mode, variant, ["-k", "test_cuda_rng_states_tracker"]) for mode in args.modes.split(",")
-                     if mode != "upstream"]
     tally = Tally()
-    for mode, test, selection in runs:
-        code, output = run(checkout, mode, args.nproc, [e for e in extra if e != "--"] + selection, test,
-                           args.emulate_cuda)
+    for mode in args.modes.split(","):
+        code, output = run(checkout, mode, args.nproc, [e for e in extra if e != "--"], args.emulate_cuda)
         if args.verbose:
             print(output)
         if args.nproc > 1:  # rank 0's lines, without the launcher's prefix
             output = "\n".join(line[len("[rank0]: "):] for line in output.splitlines()
                                if line.startswith("[rank0]: "))
-        tally.add(mode, code, output, variant=test is not None)
+        tally.add(mode, code, output)
     tally.exit_if_worse("Megatron-LM's random.py")
 
 

@@ -1,6 +1,7 @@
 """The CUDA-generator paths of rngtrk.torch's thunder, dtensor and slapo
-modules, run on CPU-only torch under tests/upstream/cuda_emulation.py (a
-CPU stand-in of torch's default CUDA generator: state only, no kernels).
+modules and of the values set_states keeps, run on CPU-only torch under
+tests/upstream/cuda_emulation.py (a CPU stand-in of torch's default CUDA
+generator: state only, no kernels).
 Run by test_torch_emulated_cuda.py in a process of its own, since the
 emulation replaces torch.cuda's functions for the whole process."""
 import os
@@ -77,7 +78,27 @@ def slapo_on_the_cuda_generator():
     assert generator_state() == rngtrk.PhiloxState(9, 16)
 
 
+def kept_values_on_the_cuda_generator():
+    """set_states keeps a value that is not a state (test_torch_kept_values.py);
+    on the CUDA generator a fork of it raises before the generator moves."""
+    from rngtrk.torch._tracker import NotAStateError
+    for tracker in (rt.CudaRNGStatesTracker(), slapo.CudaRNGStatesTracker()):
+        torch.cuda.set_rng_state(rt.state_tensor(rngtrk.PhiloxState(5, 8)))
+        tracker.set_states({"a": rngtrk.PhiloxState(77, 0), "state1": 1234})
+        assert tracker.get_states()["state1"] == 1234
+        with pytest.raises(NotAStateError, match="'state1'"):
+            with tracker.fork("state1"):
+                pass
+        assert generator_state() == rngtrk.PhiloxState(5, 8), "a refused fork moves nothing"
+        with tracker.fork("a"):
+            assert generator_state() == rngtrk.PhiloxState(77, 0)
+            torch.cuda.set_rng_state(rt.state_tensor(rngtrk.PhiloxState(77, 4)))  # a draw of 4
+        assert generator_state() == rngtrk.PhiloxState(5, 8)
+        assert rt.state_of(tracker.get_states()["a"]) == (77, 4) and tracker.get_states()["state1"] == 1234
+
+
 if __name__ == "__main__":
-    for check in (thunder_on_the_cuda_generator, dtensor_on_the_cuda_generator, slapo_on_the_cuda_generator):
+    for check in (thunder_on_the_cuda_generator, dtensor_on_the_cuda_generator, slapo_on_the_cuda_generator,
+                  kept_values_on_the_cuda_generator):
         check()
         print(f"ok {check.__name__}")

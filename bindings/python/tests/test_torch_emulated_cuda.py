@@ -12,7 +12,8 @@ import pytest
 
 pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 
-CHECKS = ("thunder_on_the_cuda_generator", "dtensor_on_the_cuda_generator", "slapo_on_the_cuda_generator")
+CHECKS = ("thunder_on_the_cuda_generator", "dtensor_on_the_cuda_generator", "slapo_on_the_cuda_generator",
+          "kept_values_on_the_cuda_generator")
 
 
 def test_the_cuda_generator_paths_under_the_emulation():

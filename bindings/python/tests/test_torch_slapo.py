@@ -200,12 +200,21 @@ def test_a_reload_of_slapo_random_after_install_keeps_the_one_seeded_tracker():
 
 def test_an_install_that_cannot_carry_over_installs_nothing():
     srandom = import_slapo()[1]
-    srandom.get_cuda_rng_tracker().set_states({"state1": 1234})  # slapo stores anything
+    twice = {"a": rt.state_tensor(rngtrk.PhiloxState(7, 0)), "b": rt.state_tensor(rngtrk.PhiloxState(7, 4))}
+    srandom.get_cuda_rng_tracker().set_states(twice)  # slapo stores anything; rngtrk's seeds are distinct
     original = srandom.get_cuda_rng_tracker
-    with pytest.raises(TypeError):
+    with pytest.raises(rngtrk.DuplicateSeedError):
         s.install()
     assert not s.installed() and srandom.get_cuda_rng_tracker is original
-    assert srandom._CUDA_RNG_STATE_TRACKER.get_states() == {"state1": 1234}
+    kept = srandom._CUDA_RNG_STATE_TRACKER.get_states()
+    assert {name: rt.state_of(value) for name, value in kept.items()} == {"a": (7, 0), "b": (7, 4)}
+
+
+def test_install_carries_over_a_value_that_is_not_a_state():
+    srandom = import_slapo()[1]
+    srandom.get_cuda_rng_tracker().set_states({"state1": 1234})  # slapo stores anything, and so does rngtrk
+    s.install()
+    assert srandom.get_cuda_rng_tracker().get_states() == {"state1": 1234}
 
 
 def test_a_seed_numpy_cannot_take_is_refused_before_anything_is_seeded():

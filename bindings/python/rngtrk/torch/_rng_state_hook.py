@@ -123,8 +123,8 @@ def _snapshot(tracker):
                          _position(tracker))
     if tracker._cuda and capturing():
         return None  # torch can read no generator during a capture (and restores none then either)
-    if tracker._graph_safe:
-        named = tracker.get_states()  # copies of the live generators
+    if tracker._graph_safe or tracker._kept:
+        named = tracker.get_states()  # copies of the live generators, or with the values set_states kept
     else:
         tracker._sync_open()
         named = tracker.tracker.get_states()  # {name: 16 bytes}: the cheapest copy
@@ -219,7 +219,8 @@ def _maybe_open(tracker, snapshot, before):
 def _put_named(tracker, named):
     """set_states(named), skipped when nothing changed since (the common
     case of a save and restore around work that drew nothing of rngtrk's)."""
-    if _is_plain(tracker) or tracker._graph_safe:
+    if _is_plain(tracker) or tracker._graph_safe or tracker._kept or not all(
+            isinstance(raw, bytes) for raw in named.values()):
         tracker.set_states(named)
         return
     tracker._sync_open()

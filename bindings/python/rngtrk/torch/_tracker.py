@@ -33,12 +33,19 @@ from:
 With CUDA, the rngtrk tracker's default state is the CUDA generator's state
 outside every fork whenever the tracker is saved (state_dict), and a load
 puts it back into the generator.
+
+set_states() stores what upstream stores: a value that is not a state (an
+int, as Megatron-LM's own test_cuda_rng_states_tracker sets) is kept beside
+the rngtrk tracker, as given, and get_states() and `states_` return it in
+its place; only its use fails, with NotAStateError naming the stream: a
+fork of it, or a save while it is held.
 """
 from collections.abc import Mapping
 
 import torch
 
-from ..errors import DuplicateNameError, DuplicateSeedError, ForkOrderError, UnavailableError, UnknownNameError, invalid
+from ..errors import (DuplicateNameError, DuplicateSeedError, ForkOrderError, InvalidArgumentError, UnavailableError,
+                      UnknownNameError, invalid)
 from ..state import PhiloxState
 from ..tracker import DEFAULT_FORK_NAME, Tracker
 from ._generators import (
@@ -61,6 +68,17 @@ class DuplicateStateSeedError(DuplicateSeedError, RuntimeError):
     DuplicateSeedError, and TransformerEngine's RuntimeError."""
 
 
+class NotAStateError(InvalidArgumentError, TypeError):
+    """A value set_states() kept that is not a state (Megatron-LM, TE and
+    slapo store any value), used where a state is needed: a fork or a
+    save.  rngtrk's InvalidArgumentError, and the TypeError torch raises for
+    a generator state of the wrong kind."""
+
+
+def _article(word):
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 class _Fork:
     """The context manager fork() returns: nothing happens until it is
     entered.  While torch traces the caller (torch.compile), entry and exit
@@ -77,6 +95,8 @@ class _Fork:
 
     def __enter__(self):
         if _torch_ops.tracing():
+            if self._name in self._owner._kept:
+                self._owner._refuse_kept(self._name, "fork")
             _torch_ops.fork_enter(self._owner, self._name)
         else:
             self._owner._enter(self._name)
@@ -101,6 +121,8 @@ class _StatesView(Mapping):
 
     def __getitem__(self, name):
         owner = self._owner
+        if name in owner._kept:
+            return owner._kept[name]
         if name not in owner.tracker:
             raise KeyError(name)
         if owner._graph_safe:
@@ -109,13 +131,13 @@ class _StatesView(Mapping):
         return state_tensor(owner.tracker.get_state(name))
 
     def __iter__(self):
-        return iter(self._owner.tracker.names())
+        return iter(self._owner._names())
 
     def __len__(self):
-        return len(self._owner.tracker)
+        return len(self._owner._names())
 
     def __contains__(self, name):
-        return name in self._owner.tracker
+        return name in self._owner._kept or name in self._owner.tracker
 
     def __repr__(self):
         return f"states_({dict(self)!r})"
@@ -135,6 +157,9 @@ class RngtrkStatesTracker:
         self._outside = []     # per open fork: the generator (state, or state object) outside it
         self._c_forks = []     # per open fork: the rngtrk tracker's fork, entered
         self._fork_of = {}     # name -> the rngtrk tracker's fork context (its name encoded once)
+        self._kept = {}        # name -> a value set_states() was given that is not a state, as given
+        self._kept_why = {}    # name -> why it is not a state (state_of's message)
+        self._kept_order = []  # with values kept: set_states()'s names in its order
         self._initialized = len(self.tracker) > 0
         self._refresh_generators()
         _torch_ops.register(self)        # the torch operators name it by number
@@ -155,6 +180,7 @@ class RngtrkStatesTracker:
     def reset(self):
         """Drops every named state (ForkOrderError while a fork is open)."""
         self.tracker.reset()
+        self._keep({})
         self._generators = {}
         self._initialized = False
         self._states_changed()
@@ -163,6 +189,10 @@ class RngtrkStatesTracker:
         """A named state (seed, 0).  DuplicateStateError /
         DuplicateStateSeedError (also RuntimeError) for a name or seed in
         use; a failed add changes nothing, and burns no seed."""
+        if name in self._kept:
+            kind = type(self._kept[name]).__name__
+            raise DuplicateStateError(f"cuda rng state {name} already exists (set_states gave it "
+                                      f"{_article(kind)} {kind})")
         try:
             self.tracker.add(name, seed)
         except DuplicateNameError as e:
@@ -180,25 +210,63 @@ class RngtrkStatesTracker:
         later draws do not change it, also when taken inside a fork."""
         if self._graph_safe:
             if capturing():
-                return dict(self._generators)
-            return {name: generator.clone_state() for name, generator in self._generators.items()}
+                return self._with_kept(dict(self._generators))
+            return self._with_kept({name: generator.clone_state() for name, generator in self._generators.items()})
         self._sync_open()
-        return {name: state_tensor(PhiloxState.from_bytes(raw)) for name, raw in self.tracker.get_states().items()}
+        return self._with_kept({name: state_tensor(PhiloxState.from_bytes(raw))
+                                for name, raw in self.tracker.get_states().items()})
 
     def set_states(self, states):
         """Replaces the named states by `states` ({name: ByteTensor, bytes,
         PhiloxState or torch.Generator}), in its order; all or nothing.  In
-        graph-safe mode the values are copied into the live generators."""
+        graph-safe mode the values are copied into the live generators.  A
+        value that is not a state is kept as given, as upstream stores any
+        value: get_states() returns it, and a fork or save of it raises
+        NotAStateError naming it."""
         if not isinstance(states, Mapping):
             raise TypeError(f"set_states takes a mapping of name to state, not {type(states).__name__}")
         if self._graph_safe and capturing():
             self._set_states_capturing(states)
             return
-        converted = {name: state_of(value, f"state {name!r}") for name, value in states.items()}
-        self.tracker.set_states(converted)
+        converted, kept, why = {}, {}, {}
+        for name, value in states.items():
+            try:
+                converted[name] = state_of(value, f"state {name!r}")
+            except (TypeError, InvalidArgumentError) as e:
+                kept[name], why[name] = value, str(e)
+        self.tracker.set_states(converted)  # may refuse (a seed twice, a fork's name dropped): nothing changed
+        self._keep(kept, why, list(states))
         self._refresh_generators()
         self._initialized = True
         self._states_changed()
+
+    def _keep(self, kept, why=None, order=None):
+        """The values set_states() keeps that are not states (none: {})."""
+        self._kept, self._kept_why = kept, why or {}
+        self._kept_order = order if kept else []
+
+    def _names(self):
+        """Every name held, kept values' included, in set_states()' order
+        and then add()'s."""
+        names = self.tracker.names()
+        if not self._kept:
+            return names
+        listed = set(self._kept_order)
+        return [n for n in self._kept_order if n in self._kept or n in self.tracker] + \
+            [n for n in names if n not in listed]
+
+    def _with_kept(self, real):
+        """get_states(): `real` ({name: state}) with the kept values, in
+        _names()' order."""
+        if not self._kept:
+            return real
+        return {name: self._kept[name] if name in self._kept else real[name] for name in self._names()}
+
+    def _refuse_kept(self, name, use):
+        kind = type(self._kept[name]).__name__
+        raise NotAStateError(f"{use} of cuda rng state {name!r}: set_states gave it {_article(kind)} {kind}, "
+                             f"kept as given (as upstream keeps any value) but not a state: "
+                             f"{self._kept_why.get(name, '')}")
 
     def _set_states_capturing(self, states):
         """set_states during a graph capture: the same names, each given its
@@ -213,6 +281,7 @@ class RngtrkStatesTracker:
                                        f"cannot set a generator's state then); state {name!r} is a "
                                        f"{type(value).__name__}")
         self._generators = dict(states)
+        self._keep({})
         self._initialized = True
         self._states_changed()
 
@@ -246,6 +315,8 @@ class RngtrkStatesTracker:
         return UnknownNameError(f"cuda rng state {name} is not added ({error.message})", error.code)
 
     def _enter(self, name):
+        if name in self._kept:
+            self._refuse_kept(name, "fork")
         c_fork = self._fork_of.get(name)
         if c_fork is None:
             c_fork = self._fork_of[name] = self.tracker.fork(name)
@@ -326,6 +397,7 @@ class RngtrkStatesTracker:
         checkpoints record); graph-safe generators follow.  torch's CUDA
         generator is not touched."""
         self.tracker.seed_rank(policy, seed, **rank)
+        self._keep({})
         self._refresh_generators()
         self._initialized = True
         self._states_changed()
@@ -336,7 +408,10 @@ class RngtrkStatesTracker:
         torch.save or Lightning, one file per rank (in
         torch.distributed.checkpoint use rngtrk.torch.dcp.RNGState); C and
         Rust read it too.  With CUDA the default state is torch's CUDA generator
-        outside every fork."""
+        outside every fork.  NotAStateError while set_states() keeps a value
+        that is not a state."""
+        for name in self._kept:
+            self._refuse_kept(name, "state_dict (a save)")
         self._sync_for_save()
         return {CHECKPOINT_KEY: self.tracker.save()}
 
@@ -351,6 +426,7 @@ class RngtrkStatesTracker:
         if isinstance(data, torch.Tensor):
             data = data.detach().cpu().contiguous().numpy().tobytes()
         self.tracker.load(data, any_rank=any_rank)  # refused inside a fork
+        self._keep({})
         self._refresh_generators()
         if self._cuda:
             write_generator(default_generator(), self.tracker.get_default())
@@ -414,7 +490,7 @@ class RngtrkStatesTracker:
 
     def __repr__(self):
         mode = "graph-safe" if self._graph_safe else ("cuda" if self._cuda else "cpu")
-        return f"<{type(self).__name__} {mode} names={self.tracker.names()!r} open={self._open!r}>"
+        return f"<{type(self).__name__} {mode} names={self._names()!r} open={self._open!r}>"
 
 
 def is_rngtrk_tracker(tracker):

@@ -22,11 +22,11 @@ Megatron-LM: fork() of a name it does not hold raises slapo's RuntimeError
 rngtrk's UnknownNameError.  slapo keeps its own tracker, apart from
 Megatron-LM's, and so does this module.
 
-Two differences, on purpose (docs/pytorch.md): set_states takes states
-(16-byte tensors, bytes, PhiloxStates, generators), not arbitrary objects;
-and on CPU-only torch the tracker is seeded too (slapo seeds it only when a
-GPU is present), with forks moving rngtrk's active state, which
-rngtrk.torch's ops draw from when given tracker=get_cuda_rng_tracker().
+One difference, on purpose (docs/pytorch.md): on CPU-only torch the
+tracker is seeded too (slapo seeds it only when a GPU is present), with
+forks moving rngtrk's active state, which rngtrk.torch's ops draw from when
+given tracker=get_cuda_rng_tracker().  set_states keeps any value, as
+slapo does (rngtrk.torch._tracker says how).
 """
 import random
 
