@@ -52,12 +52,60 @@ def test_states_without_a_key_and_keys_without_a_state_are_refused():
         rt.key_from_state(rngtrk.PhiloxState(1, 6))
     with pytest.raises(rngtrk.RngtrkOverflowError, match="passes 2\\^64"):
         rt.state_from_key(torch.tensor([1, 2**62], dtype=torch.uint64))
-    with pytest.raises(StateFormatError, match="shape"):
-        rt.state_from_key(torch.zeros(3, 2, dtype=torch.uint64))
+    for shape in [(3,), (2, 3), (2, 2, 2), ()]:
+        with pytest.raises(StateFormatError, match="shape"):
+            rt.state_from_key(torch.zeros(shape, dtype=torch.uint64))
     with pytest.raises(ValueError, match="uint64"):
         rt.state_from_key(torch.tensor([1, 2]))
     with pytest.raises(TypeError, match="not a tuple"):
         rt.state_from_key((1, 2))
+
+
+@needs_uint64
+def test_a_batch_of_keys_is_a_list_of_states_and_back():
+    states = [rngtrk.PhiloxState(seed, offset) for seed, offset in CASES]
+    batch = rt.key_from_state(states)
+    assert batch.dtype == torch.uint64 and tuple(batch.shape) == (len(CASES), 2)
+    assert [rt.key_from_state(s).view(torch.int64).tolist() for s in states] == batch.view(torch.int64).tolist()
+    assert rt.state_from_key(batch) == states
+    assert rt.key_from_state(tuple(states)).view(torch.int64).tolist() == batch.view(torch.int64).tolist()
+    assert rt.key_from_state([rt.state_tensor(states[0]), states[1].to_bytes()]).view(torch.int64).tolist() == \
+        batch[:2].view(torch.int64).tolist(), "any form state_of takes"
+    empty = rt.key_from_state([])
+    assert tuple(empty.shape) == (0, 2) and rt.state_from_key(empty) == []
+    assert rt.state_from_key(batch[1:2]) == [states[1]], "a batch of one is a list"
+
+
+@needs_uint64
+def test_a_bad_row_of_a_batch_is_named():
+    with pytest.raises(rngtrk.InvalidArgumentError, match="state 2: offset 6 is not a multiple of 4"):
+        rt.key_from_state([rngtrk.PhiloxState(1, 0), rngtrk.PhiloxState(2, 4), rngtrk.PhiloxState(3, 6)])
+    with pytest.raises(TypeError, match="state 1 is a int"):
+        rt.key_from_state([rngtrk.PhiloxState(1, 0), 7])
+    with pytest.raises(rngtrk.RngtrkOverflowError, match="key 1 of the batch: offset"):
+        rt.state_from_key(torch.tensor([[1, 2], [3, 2**62]], dtype=torch.uint64))
+
+
+@needs_keys
+def test_torchs_split_is_a_batch_state_from_key_reads():
+    """split(key, n) is a batch; its keys whose offset a PhiloxState holds
+    (most fold_in offsets are 2^62 or more: the test above) read as the
+    states of its rows, and a batch with a row past it names that row."""
+    overflowed = held = 0
+    for seed, offset in CASES:
+        split = keys.split(rt.key_from_state(rngtrk.PhiloxState(seed, offset)), 8)
+        assert tuple(split.shape) == (8, 2)
+        fits = [i for i in range(8) if split[i, 1].view(torch.int64).item() % (1 << 64) < 1 << 62]
+        if len(fits) < 8:
+            overflowed += 1
+            with pytest.raises(rngtrk.RngtrkOverflowError, match=f"key {min(set(range(8)) - set(fits))} of the batch"):
+                rt.state_from_key(split)
+        rows = split[fits]
+        theirs = rt.state_from_key(rows)
+        held += len(theirs)
+        assert theirs == [rt.state_from_key(row) for row in rows]
+        assert rt.key_from_state(theirs).view(torch.int64).tolist() == rows.view(torch.int64).tolist()
+    assert overflowed and held, (overflowed, held)
 
 
 @needs_keys

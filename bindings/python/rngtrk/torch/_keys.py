@@ -31,31 +31,49 @@ def _uint64():
 def key_from_state(state, *, device=None):
     """The torch.func._random key (a uint64 tensor [seed, offset / 4] on
     `device`, default CPU) that draws what `state` draws.  `state`: a
-    PhiloxState or any form rngtrk.torch.state_of takes.  A state whose
-    offset is not a multiple of 4 has no key: InvalidArgumentError."""
+    PhiloxState or any form rngtrk.torch.state_of takes; a list (or tuple)
+    of them gives a batch of keys, shape (n, 2), as torch.func._random.split
+    makes.  A state whose offset is not a multiple of 4 has no key:
+    InvalidArgumentError (in a batch, naming its index)."""
     dtype = _uint64()
-    state = state_of(state)
+    if isinstance(state, (list, tuple)) and not isinstance(state, PhiloxState):
+        rows = [_key_words(one, f"state {i}") for i, one in enumerate(state)]
+        return torch.tensor(rows, dtype=dtype, device=device).reshape(len(rows), 2)
+    return torch.tensor(_key_words(state, "state"), dtype=dtype, device=device)
+
+
+def _key_words(state, what):
+    state = state_of(state, what)
     if state.offset % KEY_NUMBERS_PER_OFFSET:
-        raise invalid(f"state offset {state.offset} is not a multiple of {KEY_NUMBERS_PER_OFFSET}: a torch key's "
-                      f"offset counts blocks of {KEY_NUMBERS_PER_OFFSET} numbers, so no key stands for it")
-    return torch.tensor([state.seed, state.offset // KEY_NUMBERS_PER_OFFSET], dtype=dtype, device=device)
+        raise invalid(f"{what}: offset {state.offset} is not a multiple of {KEY_NUMBERS_PER_OFFSET}: a torch "
+                      f"key's offset counts blocks of {KEY_NUMBERS_PER_OFFSET} numbers, so no key stands for it")
+    return [state.seed, state.offset // KEY_NUMBERS_PER_OFFSET]
 
 
 def state_from_key(key):
     """The PhiloxState (seed, 4 * offset) of one torch.func._random key (a
-    uint64 tensor of shape (2,), on any device).  A batch of keys, another
-    dtype or shape is a StateFormatError; an offset whose 4 * offset passes
-    2^64 - 1 an RngtrkOverflowError."""
+    uint64 tensor of shape (2,), on any device), or the list of them of a
+    batch of keys, shape (n, 2) (what torch.func._random.split gives).
+    Another dtype or shape is a StateFormatError; an offset whose 4 *
+    offset passes 2^64 - 1 an RngtrkOverflowError (in a batch, naming its
+    row), and nothing is returned."""
     dtype = _uint64()
     if not isinstance(key, torch.Tensor):
         raise TypeError(f"a key is a uint64 tensor [seed, offset] (torch.func._random.key), not a "
                         f"{type(key).__name__}")
-    if key.dtype != dtype or tuple(key.shape) != (2,):
-        raise StateFormatError(f"a key is a uint64 tensor of shape (2,) (torch.func._random.key), not "
-                               f"{key.dtype} of shape {tuple(key.shape)}; index a batch of keys first")
+    shape = tuple(key.shape)
+    if key.dtype != dtype or not (shape == (2,) or (len(shape) == 2 and shape[1] == 2)):
+        raise StateFormatError(f"a key is a uint64 tensor of shape (2,), and a batch of keys one of shape "
+                               f"(n, 2) (torch.func._random), not {key.dtype} of shape {shape}")
     words = key.detach().cpu().view(torch.int64).tolist()  # (uint64 tolist is not on every torch)
+    if len(shape) == 1:
+        return _state_of_words(words, "key")
+    return [_state_of_words(row, f"key {i} of the batch") for i, row in enumerate(words)]
+
+
+def _state_of_words(words, what):
     seed, offset = (w % (1 << 64) for w in words)
     if offset >= (1 << 64) // KEY_NUMBERS_PER_OFFSET:
-        raise RngtrkOverflowError(f"key offset {offset}: {KEY_NUMBERS_PER_OFFSET} x offset passes 2^64 - 1, "
+        raise RngtrkOverflowError(f"{what}: offset {offset}: {KEY_NUMBERS_PER_OFFSET} x offset passes 2^64 - 1, "
                                   "past any PhiloxState")
     return PhiloxState(seed, offset * KEY_NUMBERS_PER_OFFSET)
