@@ -23,9 +23,15 @@ import contextlib
 
 import torch
 
-from . import megatron as _m
 from ._tracker import is_rngtrk_tracker, open_forks, reopened
 from .checkpoint import RandomStates, Recompute, load_arguments, save_arguments
+
+_m = None  # rngtrk.torch.megatron, whose RNG functions these call: handed in by bind() (it imports this module)
+
+
+def bind(megatron):
+    global _m
+    _m = megatron
 
 
 def _tensor_parallel():

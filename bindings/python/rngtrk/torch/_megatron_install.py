@@ -29,9 +29,15 @@ names bound while installed and Megatron's own still reach one tracker (a
 tracker made from then on is Megatron's).  A tracker made before the bridge
 existed (seeded before Megatron's import) is given the bridged class.
 """
-from . import megatron as _m
 from ._install import Installer, ModulePatch, bridge as _bridge
 from ._tracker import is_rngtrk_tracker
+
+_m = None  # rngtrk.torch.megatron, what is installed: handed in by bind() (it imports this module)
+
+
+def bind(megatron):
+    global _m
+    _m = megatron
 
 RANDOM = "megatron.core.tensor_parallel.random"
 PACKAGE = "megatron.core.tensor_parallel"

@@ -13,8 +13,11 @@
 uninstall() puts slapo's functions and class back; the process tracker
 stays in slapo.random's global, so names bound while installed and slapo's
 own functions still reach one tracker.
+
+This module sits below rngtrk.torch.slapo, which makes its installer with
+installer(itself): what is installed is the module handed in, not an
+import of it.
 """
-from . import slapo as _s
 from ._install import Installer, ModulePatch, bridge
 from ._tracker import is_rngtrk_tracker
 
@@ -25,14 +28,28 @@ FUNCTIONS = ("get_cuda_rng_tracker", "model_parallel_cuda_manual_seed", "is_rand
              "_set_cuda_rng_state")
 
 
-def _random_attributes(module):
+def installer(ours_module):
+    """The Installer of `ours_module` (rngtrk.torch.slapo): its functions,
+    class and process tracker into slapo."""
+    def binder_attributes(module):
+        originals = made.originals(RANDOM) or {}
+        return {name: getattr(ours_module, name) for name in FUNCTIONS
+                if name in originals and module.__dict__.get(name) is originals[name]}
+
+    made = Installer([ModulePatch(RANDOM, lambda module: _random_attributes(ours_module, module),
+                                  after=lambda module: _random_installed(ours_module, module))] +
+                     [ModulePatch(name, binder_attributes) for name in BINDERS])
+    return made
+
+
+def _random_attributes(_s, module):
     attributes = {name: getattr(_s, name) for name in FUNCTIONS}
     attributes["CudaRNGStatesTracker"] = bridge(_s.CudaRNGStatesTracker, module.__dict__.get("CudaRNGStatesTracker"),
                                                 "CudaRNGStatesTracker")
     return attributes
 
 
-def _random_installed(module):
+def _random_installed(_s, module):
     """The process tracker moves into slapo.random's global, given the
     bridged class; slapo's own seeded tracker is carried over."""
     ours = _s._home.get("_CUDA_RNG_STATE_TRACKER")
@@ -48,12 +65,3 @@ def _random_installed(module):
     _s._home = module.__dict__
     _s._last_installed = ours
 
-
-def _binder_attributes(module):
-    originals = INSTALLER.originals(RANDOM) or {}
-    return {name: getattr(_s, name) for name in FUNCTIONS
-            if name in originals and module.__dict__.get(name) is originals[name]}
-
-
-INSTALLER = Installer([ModulePatch(RANDOM, _random_attributes, after=_random_installed)] +
-                      [ModulePatch(name, _binder_attributes) for name in BINDERS])

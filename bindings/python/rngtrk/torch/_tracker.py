@@ -498,6 +498,21 @@ def is_rngtrk_tracker(tracker):
     return isinstance(tracker, RngtrkStatesTracker)
 
 
+# The process tracker is rngtrk.torch.megatron's (get_cuda_rng_tracker, which
+# it registers here as it loads); the modules below it that default to the
+# process tracker (te, checkpoint) reach it through process_tracker().
+_process_tracker = []
+
+
+def register_process_tracker(getter):
+    _process_tracker[:] = [getter]
+
+
+def process_tracker(**flavour):
+    """The process tracker (get_cuda_rng_tracker(**flavour))."""
+    return _process_tracker[0](**flavour)
+
+
 def set_cuda_rng_state(owner, new_state, device=-1, graph_safe=False):
     """Megatron-LM's and slapo's _set_cuda_rng_state: sets the CUDA
     generator of `device` (-1: the current one) to a 16-byte state (no

@@ -25,7 +25,7 @@ import torch
 
 from ..errors import InvalidArgumentError
 from ._rng_state_hook import torch_get_rng_state, torch_set_rng_state
-from ._tracker import RngtrkStatesTracker, capture_all, open_forks, reopened, restore_all
+from ._tracker import RngtrkStatesTracker, capture_all, open_forks, process_tracker, reopened, restore_all
 
 
 class RandomStates:
@@ -144,8 +144,7 @@ class Recompute(torch.autograd.Function):
 
 def _states(tracker):
     if tracker is None:
-        from .megatron import get_cuda_rng_tracker
-        tracker = get_cuda_rng_tracker()
+        tracker = process_tracker()
     return RandomStates(tracker)
 
 

@@ -20,6 +20,7 @@ purpose, is listed with its reason in docs/pytorch.md.
 """
 import contextlib
 import importlib
+import sys
 
 import torch
 
@@ -30,7 +31,12 @@ from ._generators import (
     GraphSafeUnavailableError, cuda_ready, default_generator, graph_safe_api, new_generator, require_cuda,
     state_of, state_tensor, why_no_cuda,
 )
-from ._tracker import RngtrkStatesTracker, capture_all, is_rngtrk_tracker, restore_all, set_cuda_rng_state
+from . import _megatron_checkpoint, _megatron_install
+from ._megatron_checkpoint import CheckpointWithoutOutput, CheckpointWithoutOutputManager, checkpoint
+from ._megatron_install import install, installed, uninstall
+from ._tracker import (
+    RngtrkStatesTracker, capture_all, is_rngtrk_tracker, register_process_tracker, restore_all, set_cuda_rng_state,
+)
 
 # Megatron-LM's state names.
 _MODEL_PARALLEL_RNG_TRACKER_NAME = "model-parallel-rng"
@@ -383,10 +389,10 @@ def is_checkpointing():
     return IS_CHECKPOINTING
 
 
-from ._megatron_checkpoint import (  # noqa: E402  (they read this module's functions)
-    CheckpointWithoutOutput, CheckpointWithoutOutputManager, checkpoint,
-)
-from ._megatron_install import install, installed, uninstall  # noqa: E402
+# The modules below this one that call its functions, and the process tracker's getter.
+_megatron_checkpoint.bind(sys.modules[__name__])
+_megatron_install.bind(sys.modules[__name__])
+register_process_tracker(get_cuda_rng_tracker)
 
 __all__ = [
     "CudaRNGStatesTracker", "InferenceCudaRNGStatesTracker", "initialize_rng_tracker", "get_cuda_rng_tracker",

@@ -29,12 +29,14 @@ given tracker=get_cuda_rng_tracker().  set_states keeps any value, as
 slapo does (rngtrk.torch._tracker says how).
 """
 import random
+import sys
 
 import torch
 
 from ..errors import InvalidArgumentError, UnknownNameError
 from ..tracker import Tracker
 from ._generators import cuda_ready
+from . import _slapo_install
 from ._tracker import RngtrkStatesTracker, set_cuda_rng_state
 
 _MODEL_PARALLEL_RNG_TRACKER_NAME = "model-parallel-rng"
@@ -134,26 +136,26 @@ def set_random_seed(seed=2013, dp_rank=None, pp_rank=None, tp_rank=None, always_
     return rank_seed
 
 
+_INSTALLER = _slapo_install.installer(sys.modules[__name__])
+
+
 def install():
     """Makes every slapo call site use this module's tracker and functions
     (rngtrk.torch._slapo_install); before or after slapo is imported; a
     second call does nothing.  Returns True if it installed now."""
-    from ._slapo_install import INSTALLER
-    return INSTALLER.install()
+    return _INSTALLER.install()
 
 
 def uninstall():
     """Undoes install(); the process tracker stays in slapo.random's
     globals, so every name reaches one tracker.  Returns True if it was
     installed."""
-    from ._slapo_install import INSTALLER
-    return INSTALLER.uninstall()
+    return _INSTALLER.uninstall()
 
 
 def installed():
     """Whether install() is in effect."""
-    from ._slapo_install import INSTALLER
-    return INSTALLER.installed
+    return _INSTALLER.installed
 
 
 __all__ = [

@@ -26,7 +26,7 @@ flavour if it does not exist yet.
 import importlib.util
 
 from ._generators import graph_safe_api
-from ._tracker import RngtrkStatesTracker
+from ._tracker import RngtrkStatesTracker, process_tracker
 
 TE_IMPORT_ERROR = None  # why TransformerEngine's class could not be imported, if it could not
 
@@ -74,8 +74,7 @@ def get_rng_state_tracker():
     """The process tracker (rngtrk.torch.megatron's), in this flavour when
     it is created here: what TE modules and te.checkpoint take as
     get_rng_state_tracker."""
-    from .megatron import get_cuda_rng_tracker
-    return get_cuda_rng_tracker(use_te_rng_tracker=True)
+    return process_tracker(use_te_rng_tracker=True)
 
 
 __all__ = ["CudaRNGStatesTracker", "get_rng_state_tracker", "TE_IMPORT_ERROR"]
