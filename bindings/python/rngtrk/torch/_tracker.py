@@ -34,24 +34,25 @@ With CUDA, the rngtrk tracker's default state is the CUDA generator's state
 outside every fork whenever the tracker is saved (state_dict), and a load
 puts it back into the generator.
 
-set_states() stores what upstream stores: a value that is not a state (an
-int, as Megatron-LM's own test_cuda_rng_states_tracker sets) is kept beside
-the rngtrk tracker, as given, and get_states() and `states_` return it in
-its place; only its use fails, with NotAStateError naming the stream: a
-fork of it, or a save while it is held.
+set_states() stores what upstream stores: a value that is not a state is
+kept beside the rngtrk tracker, as given (rngtrk.torch._kept_values).
+
+The class is in three parts, one job each: the upstream interface and
+checkpoints (here), the generator's side of forks and draws
+(_generator_side), and the kept values (_kept_values).
 """
 from collections.abc import Mapping
 
 import torch
 
-from ..errors import (DuplicateNameError, DuplicateSeedError, ForkOrderError, InvalidArgumentError, UnavailableError,
-                      UnknownNameError, invalid)
+from ..errors import DuplicateNameError, DuplicateSeedError, InvalidArgumentError, UnavailableError, invalid
 from ..state import PhiloxState
 from ..tracker import DEFAULT_FORK_NAME, Tracker
+from ._generator_side import GeneratorSide
 from ._generators import (
-    advance_generator, capturing, cuda_ready, default_generator, new_generator, read_generator, state_of, state_tensor,
-    write_generator,
+    capturing, cuda_ready, default_generator, new_generator, state_of, state_tensor, write_generator,
 )
+from ._kept_values import KeptValues, NotAStateError, _article  # noqa: F401 (NotAStateError: callers catch it here)
 from . import _rng_state_hook, _torch_ops
 
 CHECKPOINT_KEY = "rngtrk_checkpoint"
@@ -66,17 +67,6 @@ class DuplicateStateError(DuplicateNameError, RuntimeError):
 class DuplicateStateSeedError(DuplicateSeedError, RuntimeError):
     """add() of a seed another named state uses: rngtrk's
     DuplicateSeedError, and TransformerEngine's RuntimeError."""
-
-
-class NotAStateError(InvalidArgumentError, TypeError):
-    """A value set_states() kept that is not a state (Megatron-LM, TE and
-    slapo store any value), used where a state is needed: a fork or a
-    save.  rngtrk's InvalidArgumentError, and the TypeError torch raises for
-    a generator state of the wrong kind."""
-
-
-def _article(word):
-    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 class _Fork:
@@ -143,8 +133,10 @@ class _StatesView(Mapping):
         return f"states_({dict(self)!r})"
 
 
-class RngtrkStatesTracker:
-    """The shared implementation (module text).  Use the flavours:
+class RngtrkStatesTracker(GeneratorSide, KeptValues):
+    """The shared implementation (module text): the upstream interface and
+    checkpoints here, the generator's side in _generator_side, the values
+    set_states keeps in _kept_values.  Use the flavours:
     rngtrk.torch.megatron.CudaRNGStatesTracker and
     rngtrk.torch.te.CudaRNGStatesTracker."""
 
@@ -157,9 +149,7 @@ class RngtrkStatesTracker:
         self._outside = []     # per open fork: the generator (state, or state object) outside it
         self._c_forks = []     # per open fork: the rngtrk tracker's fork, entered
         self._fork_of = {}     # name -> the rngtrk tracker's fork context (its name encoded once)
-        self._kept = {}        # name -> a value set_states() was given that is not a state, as given
-        self._kept_why = {}    # name -> why it is not a state (state_of's message)
-        self._kept_order = []  # with values kept: set_states()'s names in its order
+        self._keep({})         # no values kept that are not states (_kept_values)
         self._initialized = len(self.tracker) > 0
         self._refresh_generators()
         _torch_ops.register(self)        # the torch operators name it by number
@@ -240,34 +230,6 @@ class RngtrkStatesTracker:
         self._initialized = True
         self._states_changed()
 
-    def _keep(self, kept, why=None, order=None):
-        """The values set_states() keeps that are not states (none: {})."""
-        self._kept, self._kept_why = kept, why or {}
-        self._kept_order = order if kept else []
-
-    def _names(self):
-        """Every name held, kept values' included, in set_states()' order
-        and then add()'s."""
-        names = self.tracker.names()
-        if not self._kept:
-            return names
-        listed = set(self._kept_order)
-        return [n for n in self._kept_order if n in self._kept or n in self.tracker] + \
-            [n for n in names if n not in listed]
-
-    def _with_kept(self, real):
-        """get_states(): `real` ({name: state}) with the kept values, in
-        _names()' order."""
-        if not self._kept:
-            return real
-        return {name: self._kept[name] if name in self._kept else real[name] for name in self._names()}
-
-    def _refuse_kept(self, name, use):
-        kind = type(self._kept[name]).__name__
-        raise NotAStateError(f"{use} of cuda rng state {name!r}: set_states gave it {_article(kind)} {kind}, "
-                             f"kept as given (as upstream keeps any value) but not a state: "
-                             f"{self._kept_why.get(name, '')}")
-
     def _set_states_capturing(self, states):
         """set_states during a graph capture: the same names, each given its
         live generator back (what get_states() handed out then) or another
@@ -306,85 +268,6 @@ class RngtrkStatesTracker:
     @property
     def _current_state_name(self):
         return self._open[-1] if self._open else DEFAULT_RNG_NAME
-
-    # -- forks ------------------------------------------------------------------
-
-    def _not_added(self, name, error):
-        """The error fork() raises on entry for a name not added (a drop-in
-        whose upstream words it otherwise overrides this)."""
-        return UnknownNameError(f"cuda rng state {name} is not added ({error.message})", error.code)
-
-    def _enter(self, name):
-        if name in self._kept:
-            self._refuse_kept(name, "fork")
-        c_fork = self._fork_of.get(name)
-        if c_fork is None:
-            c_fork = self._fork_of[name] = self.tracker.fork(name)
-        try:
-            c_fork.__enter__()
-        except UnknownNameError as e:
-            raise self._not_added(name, e) from None
-        try:
-            if self._graph_safe:
-                generator = default_generator()
-                outside = generator.graphsafe_get_state()  # a reference: it resumes where it will be
-                generator.graphsafe_set_state(self._generators[name])
-            elif self._cuda:
-                generator = default_generator()
-                outside = read_generator(generator)
-                if self._open:  # the active name's progress, before another fork takes the generator
-                    self.tracker.set_state(self._open[-1], outside)
-                write_generator(generator, self.tracker.get_state(name))
-            else:
-                outside = None
-        except BaseException:
-            c_fork.__exit__(None, None, None)
-            raise
-        self._open.append(name)
-        self._outside.append(outside)
-        self._c_forks.append(c_fork)
-
-    def _leave(self, name):
-        if not self._open or self._open[-1] != name:
-            raise ForkOrderError(f"leaving fork {name!r} but the innermost open fork is "
-                                 f"{self._current_state_name!r}")
-        self._open.pop()
-        outside, c_fork = self._outside.pop(), self._c_forks.pop()
-        try:
-            if self._graph_safe:
-                default_generator().graphsafe_set_state(outside)
-            elif self._cuda:
-                generator = default_generator()
-                self.tracker.set_state(name, read_generator(generator))
-                # The outer name resumes from its stored state (a nested fork
-                # of it may have moved it); outside every fork, the default.
-                write_generator(generator, self.tracker.get_state(self._open[-1]) if self._open else outside)
-        finally:
-            c_fork.__exit__(None, None, None)
-
-    def _sync_open(self):
-        """CUDA, not graph-safe: the innermost open fork's progress lives in
-        torch's generator; store it into the named state."""
-        if self._open and self._cuda and not self._graph_safe:
-            self.tracker.set_state(self._open[-1], read_generator(default_generator()))
-
-    def _sync_for_save(self):
-        """Every state as it is now, in the rngtrk tracker: the generators'
-        progress, and the CUDA generator outside every fork as the default."""
-        if not self._cuda:
-            return
-        if self._graph_safe:
-            for name, generator in self._generators.items():
-                self.tracker.set_state(name, read_generator(generator))
-        else:
-            self._sync_open()
-        if not self._open:
-            outside = read_generator(default_generator())
-        elif self._graph_safe:
-            outside = read_generator(self._outside[0])
-        else:
-            outside = self._outside[0]
-        self.tracker.set_default(outside)
 
     def _states_changed(self):
         """Called after the set of named states changed (the TE flavour
@@ -432,61 +315,6 @@ class RngtrkStatesTracker:
             write_generator(default_generator(), self.tracker.get_default())
         self._initialized = True
         self._states_changed()
-
-    def _refresh_generators(self):
-        """Graph-safe: the generators take the rngtrk tracker's states (by
-        value, into the existing objects where a name stays)."""
-        if not self._graph_safe:
-            return
-        generators = {}
-        for name, raw in self.tracker.get_states().items():
-            state = PhiloxState.from_bytes(raw)
-            generator = self._generators.get(name)
-            if generator is None:
-                generator = new_generator(state)
-            else:
-                write_generator(generator, state)
-            generators[name] = generator
-        self._generators = generators
-
-    # -- what rngtrk.torch's ops draw from ------------------------------------------
-
-    def peek(self):
-        """The state the next draw starts from: the generator's (module text)."""
-        if self._cuda:
-            if capturing():
-                raise UnavailableError("rngtrk.torch's random ops read torch's generator on the host, which a "
-                                       "CUDA graph capture forbids (or would bake one offset into every "
-                                       "replay): inside a captured fork use torch's own ops, or "
-                                       "rngtrk.cuda_sample_graphsafe")
-            return read_generator(default_generator())
-        return self.tracker.active_state()
-
-    def consume(self, increment):
-        """Moves the generator past `increment` outputs (rounded up to 4)."""
-        if self._cuda:
-            generator = default_generator()
-            advance_generator(generator, read_generator(generator), increment)
-        else:
-            self.tracker.advance(increment)
-
-    # -- the generator outside the tracker (Megatron's _get/_set_cuda_rng_state) ----
-
-    def generator_state(self):
-        """The generator's state now (the CUDA generator's, or on CPU-only
-        torch the rngtrk tracker's active state)."""
-        return self.peek()
-
-    def set_generator_state(self, state):
-        """Sets the generator (on CPU-only torch: the rngtrk tracker's active
-        state) to `state`."""
-        state = state_of(state)
-        if self._cuda:
-            write_generator(default_generator(), state)
-        elif self._open:
-            self.tracker.set_state(self._open[-1], state)
-        else:
-            self.tracker.set_default(state)
 
     def __repr__(self):
         mode = "graph-safe" if self._graph_safe else ("cuda" if self._cuda else "cpu")
