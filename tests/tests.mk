@@ -177,12 +177,16 @@ test-torch-dist:
 # random.py, with rngtrk's install(), and (Megatron-LM) with rngtrk's names
 # (tests/upstream/), and our signatures against Megatron's source.  On
 # CPU-only torch they run twice: as they are, and with a CPU stand-in of the
-# CUDA generator (tests/upstream/cuda_emulation.py).  Needs checkouts, so it
-# is not part of make test (docs/testing.md).
+# CUDA generator (tests/upstream/cuda_emulation.py).  MEGATRON_LM names a
+# checkout of main, whose signatures rngtrk.torch.megatron's names follow;
+# MEGATRON_LM_LINES=<checkouts> runs the same tests of other lines of
+# Megatron-LM (dev, a release branch), whose forms install() follows, without
+# the signature check.  Needs checkouts, so it is not part of make test
+# (docs/testing.md).
 UPSTREAM_EMULATE = $(PYTHON) -c 'import torch; print("" if torch.cuda.is_available() else "--emulate-cuda")'
 .PHONY: test-upstream
 test-upstream:
-	@test -n "$(MEGATRON_LM)$(SLAPO)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM checkout> and/or SLAPO=<a slapo checkout>"; exit 2; }
+	@test -n "$(MEGATRON_LM)$(MEGATRON_LM_LINES)$(SLAPO)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM main checkout>, MEGATRON_LM_LINES=<checkouts of other lines> and/or SLAPO=<a slapo checkout>"; exit 2; }
 	@tools/install-deps.sh torch pytest
 	@$(MAKE) --no-print-directory lib
 	@emulate=$$($(UPSTREAM_EMULATE)); set -e; \
@@ -192,6 +196,10 @@ test-upstream:
 	    $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM); \
 	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM) $$emulate; \
 	fi; \
+	for line in $(MEGATRON_LM_LINES); do \
+	    $(PYTHON) tests/upstream/run_megatron_tests.py $$line; \
+	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_megatron_tests.py $$line $$emulate; \
+	done; \
 	if [ -n "$(SLAPO)" ]; then \
 	    $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO); \
 	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO) $$emulate; \

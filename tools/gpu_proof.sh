@@ -35,7 +35,8 @@
 # (tests/upstream/run_megatron_tests.py) on the checkout in .device/megatron-lm
 # (a git archive of megatron/core/tensor_parallel and
 # tests/unit_tests/tensor_parallel is enough; docs/testing.md) and the
-# drop-in's fork benchmark; the slapo step runs slapo's tests/test_random.py
+# drop-in's fork benchmark, and does the same on .device/megatron-lm-dev
+# when it is there (Megatron-LM dev, whose forms install() follows); the slapo step runs slapo's tests/test_random.py
 # (tests/upstream/run_slapo_tests.py) on the checkout in .device/slapo (a git
 # archive of slapo/random.py and tests/test_random.py is enough).
 set -u
@@ -91,7 +92,7 @@ for s in $steps; do
               bindings/python/tests/test_torch_checkpoint.py ;;
         # issue 33's figures: rngtrk.torch's ops, dropout and fork next to torch's, and the training step.
         torchbench) step torchbench 150 sh -c "$python bench/bench_torch.py && $python bench/bench_train_step.py" ;;
-        megatron) step megatron 300 "$python" tests/upstream/run_megatron_tests.py .device/megatron-lm ;;
+        megatron) step megatron 300 sh -c "$python tests/upstream/run_megatron_tests.py .device/megatron-lm && { [ ! -d .device/megatron-lm-dev ] || $python tests/upstream/run_megatron_tests.py .device/megatron-lm-dev --modes upstream,install; }" ;;
         # Megatron-LM's own tracker and rngtrk's under torch.compile, one layer, same GPU.
         megatron-compile) step megatron-compile 200 "$python" tests/upstream/compile_megatron_tracker.py \
               .device/megatron-lm ;;

@@ -29,7 +29,10 @@ names bound while installed and Megatron's own still reach one tracker (a
 tracker made from then on is Megatron's).  A tracker made before the bridge
 existed (seeded before Megatron's import) is given the bridged class.
 """
+import sys as _sys
+
 from ._install import Installer, ModulePatch, bridge as _bridge
+from ._megatron_forms import follow
 from ._tracker import is_rngtrk_tracker
 
 _m = None  # rngtrk.torch.megatron, what is installed: handed in by bind() (it imports this module)
@@ -85,11 +88,13 @@ def _carry_over(old):
 
 
 def _random_attributes(module):
+    """Ours, in the installed Megatron's forms (_megatron_forms; an unknown
+    form raises before anything is set)."""
+    functions = {name: getattr(_m, name) for name in FUNCTIONS}
+    functions.update(follow(module, _m))
     bridged = _bridge(_m.CudaRNGStatesTracker, getattr(module, "CudaRNGStatesTracker", None), "CudaRNGStatesTracker")
     _m._classes["megatron"] = bridged
-    attributes = {name: getattr(_m, name) for name in FUNCTIONS}
-    attributes["CudaRNGStatesTracker"] = bridged
-    return attributes
+    return {**functions, "CudaRNGStatesTracker": bridged}
 
 
 def _random_installed(module):
@@ -114,8 +119,12 @@ def _random_uninstalling(module):
 
 
 def _package_attributes(module):
+    """The package's re-exports of the random module's functions: what
+    install() put there (the same forms)."""
     random = _installer_random_originals()
-    return {name: getattr(_m, name) for name in FUNCTIONS
+    installed = _sys.modules.get(RANDOM)
+    return {name: installed.__dict__[name] if installed is not None and name in installed.__dict__ else getattr(_m, name)
+            for name in FUNCTIONS
             if name in module.__dict__ and (random is None or module.__dict__[name] is random.get(name))}
 
 
