@@ -41,8 +41,9 @@ def graph():
                 modules[module_name(path)] = path
     edges = {}
     for name, path in modules.items():
-        # A package's __init__ importing its own submodules is the package's
-        # shape, not an arrow up: only arrows between modules count.
+        # A submodule's import of its own package (`from . import x` reads
+        # the package's __init__) is the package's shape, not an arrow up:
+        # only arrows between modules count.
         edges[name] = {m for m in imports_of(path, name) if m in modules and m != name and
                        not name.startswith(m + ".")}
     return edges

@@ -120,3 +120,34 @@ def test_torch_get_rng_state_round_trip_keeps_a_kept_value():
     t.set_states({"a": rngtrk.PhiloxState(1, 8)})
     torch.set_rng_state(cpu)
     assert t.get_states()["state1"] == 1234 and rt.state_of(t.get_states()["a"]) == (1, 0)
+
+
+def test_a_graph_safe_round_trip_during_a_capture_keeps_a_kept_value(monkeypatch):
+    """During a CUDA graph capture get_states() hands out the live
+    generators and the kept values; set_states takes the same back (as
+    Megatron's checkpoint does around a captured region).  The capture and
+    the graph-safe generators are stood in for (no GPU here)."""
+    import rngtrk.torch._tracker as tracker_module
+    t = rt.CudaRNGStatesTracker()
+    t.set_states({"a": rngtrk.PhiloxState(1, 0), "state1": 1234})
+    live = torch.Generator()
+    t._graph_safe, t._generators = True, {"a": live}
+    monkeypatch.setattr(tracker_module, "capturing", lambda: True)
+    states = t.get_states()
+    assert states == {"a": live, "state1": 1234}
+    t.set_states(states)
+    assert t._generators == {"a": live} and t.get_states()["state1"] == 1234
+    with pytest.raises(NotAStateError, match="'state1'"):
+        with t.fork("state1"):
+            pass
+
+
+def test_set_states_refuses_a_value_that_is_not_a_state_for_the_open_fork():
+    t = rt.CudaRNGStatesTracker()
+    t.add("a", 1)
+    before = t.tracker.save()
+    with t.fork("a"):
+        with pytest.raises(rngtrk.ForkOrderError, match="open fork 'a' a value that is not a state"):
+            t.set_states({"a": 1234})
+    assert t.tracker.save() == before and t.get_states().keys() == {"a"}
+

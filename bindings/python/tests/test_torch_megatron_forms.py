@@ -86,8 +86,13 @@ def test_a_release_callers_positional_force_reset_rng_is_taken_as_such(megatron_
     with pytest.raises(Exception):  # main's order: the 8th argument is a GTP rank
         m.model_parallel_cuda_manual_seed(1234, False, False, False, 1, 0, 0, True)
     assert m.install()
+    random.model_parallel_cuda_manual_seed(1234, False, False, False, 0, 0, 0)
+    first = m.get_cuda_rng_tracker()
     random.model_parallel_cuda_manual_seed(1234, False, False, False, 1, 0, 0, True)
+    assert m.get_cuda_rng_tracker() is not first, "force_reset_rng=True made a new tracker"
     assert seeds()["model-parallel-rng"] == 1234 + 2718 + 1 and seeds()["data-parallel-rng"] == 1234
+    random.model_parallel_cuda_manual_seed(1234, False, False, False, 2, 0, 0)
+    assert m.get_cuda_rng_tracker() is not first and seeds()["model-parallel-rng"] == 1234 + 2718 + 2
     assert list(random.model_parallel_cuda_manual_seed.__signature__.parameters)[7] == "force_reset_rng"
     with pytest.raises(TypeError):  # a call that form refuses, refused as Megatron would
         random.model_parallel_cuda_manual_seed(1234, gtp_remat_rank=1)
@@ -124,11 +129,61 @@ def test_devs_tag_and_its_refusal(megatron_of):
     m.model_parallel_cuda_manual_seed(7, tp_rank=0, ep_rank=0, etp_rank=0)
     cpu, cuda, states, kind = random._get_all_rng_states()
     assert kind == "live", "a tracker that is not graph-safe gives live snapshots, as dev's does"
-    before = m.get_cuda_rng_tracker().tracker.save()
+    torch.rand(3)  # torch's CPU generator moves: a refused restore must not put it back
+    before = m.get_cuda_rng_tracker().tracker.save(), torch.get_rng_state()
     with pytest.raises(RuntimeError, match="not graph-safe"):
         random._set_all_rng_states(cpu, cuda, states, kind="cloned")
-    assert m.get_cuda_rng_tracker().tracker.save() == before, "a refused restore changes nothing"
+    after = m.get_cuda_rng_tracker().tracker.save(), torch.get_rng_state()
+    assert after[0] == before[0] and torch.equal(after[1], before[1]), "a refused restore changes nothing"
     random._set_all_rng_states(cpu, cuda, states)  # kind defaults to "live", dev's pre-tag convention
+    assert torch.equal(torch.get_rng_state(), cpu)
+
+
+@pytest.mark.parametrize("refusal", ["capture", "names"])
+def test_devs_cloned_snapshot_refusals_under_a_graph_safe_tracker(megatron_of, monkeypatch, refusal):
+    """A graph-safe tracker and a capture stood in for (no GPU here): a
+    cloned snapshot restored inside a capture, or with other names, is
+    refused with nothing changed, as dev refuses it."""
+    import rngtrk.torch._megatron_forms as forms
+    random = megatron_of(FORMS["dev"])
+    m.install()
+    m.model_parallel_cuda_manual_seed(7, tp_rank=0, ep_rank=0, etp_rank=0)
+    monkeypatch.setattr(m, "is_graph_safe_cuda_rng_tracker", lambda tracker: True)
+    cpu, cuda, states, kind = random._get_all_rng_states()
+    assert kind == "cloned", "graph-safe, outside a capture: a cloned snapshot"
+    if refusal == "capture":
+        monkeypatch.setattr(forms, "capturing", lambda: True)
+        match = "inside a CUDA graph capture"
+    else:
+        states = {**states, "another-rng": states["data-parallel-rng"]}
+        match = "names changed"
+    before = m.get_cuda_rng_tracker().tracker.save(), torch.get_rng_state()
+    with pytest.raises(RuntimeError, match=match):
+        random._set_all_rng_states(cpu, cuda, states, kind=kind)
+    after = m.get_cuda_rng_tracker().tracker.save(), torch.get_rng_state()
+    assert after[0] == before[0] and torch.equal(after[1], before[1])
+
+
+def test_an_unknown_form_met_at_megatrons_import_fails_that_import_and_uninstalls(tmp_path):
+    """install() before Megatron's import: the form is read when Megatron
+    arrives; an unknown one fails that import once, naming it, and leaves
+    nothing installed, so the next import is Megatron's own."""
+    package = tmp_path / "megatron" / "core" / "tensor_parallel"
+    package.mkdir(parents=True)
+    for folder in (tmp_path / "megatron", tmp_path / "megatron" / "core", package):
+        (folder / "__init__.py").write_text("")
+    (package / "random.py").write_text("def model_parallel_cuda_manual_seed(seed, pipeline_rank=None):\n"
+                                       "    return 'megatron'\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        assert m.install()
+        with pytest.raises(MegatronFormError, match="pipeline_rank"):
+            import megatron.core.tensor_parallel.random  # noqa: F401
+        assert not m.installed()
+        import megatron.core.tensor_parallel.random as random
+        assert random.model_parallel_cuda_manual_seed(1) == "megatron"
+    finally:
+        sys.path.remove(str(tmp_path))
 
 
 @pytest.mark.parametrize("source, named", [

@@ -4,6 +4,7 @@ against a stand-in slapo (tests/standin_slapo: our own code, binding
 slapo.random's names at import time as slapo's modules do)."""
 import inspect
 import random
+import sys
 
 import pytest
 
@@ -224,3 +225,14 @@ def test_a_seed_numpy_cannot_take_is_refused_before_anything_is_seeded():
     assert random.getstate() == before and not s.is_random_seed_set()
     with pytest.raises(ValueError, match="past 2\\^64"):
         s.set_random_seed(2 ** 64 - 1, pp_rank=1)  # slapo's sum is never wrapped
+
+
+def test_a_reload_of_the_module_keeps_its_install():
+    import importlib
+    assert s.install()
+    finders = len(sys.meta_path)
+    importlib.reload(s)
+    assert s.installed() and not s.install(), "the same installer: installed, and a second install does nothing"
+    assert len(sys.meta_path) == finders
+    assert s.uninstall() and not s.installed()
+

@@ -163,7 +163,11 @@ class Installer:
                 if not self.installed:
                     return
                 self._originals.pop(patch.module_name, None)  # (re-)executed: its attributes are fresh
-                self._apply(patch, module)
+                try:
+                    self._apply(patch, module)
+                except BaseException:
+                    self.uninstall()  # all or nothing, as install() itself: the import fails once, saying why
+                    raise
         return _PatchingLoader(loader, executed)
 
     def _wrap_loader(self, patch, module):

@@ -29,29 +29,40 @@ class KeptValues:
     `self.tracker` (the rngtrk.Tracker of the states)."""
 
     def _keep(self, kept, why=None, order=None):
-        """The values set_states() keeps that are not states (none: {})."""
-        self._kept, self._kept_why = kept, why or {}
-        self._kept_order = order if kept else []
+        """The values set_states() keeps that are not states (none: {}),
+        why each is not one, and set_states()' order of names; replaced as
+        one (a reader sees the old set or the new one)."""
+        self._kept_all = (kept, why or {}, order if kept else [])
+
+    @property
+    def _kept(self):
+        return self._kept_all[0]
 
     def _names(self):
         """Every name held, kept values' included, in set_states()' order
         and then add()'s."""
-        names = self.tracker.names()
-        if not self._kept:
+        return list(self._ordered(self.tracker.names()))
+
+    def _ordered(self, names):
+        """`names` (the states', in the rngtrk tracker's order) and the kept
+        values' names, in set_states()' order and then add()'s."""
+        kept, _, order = self._kept_all
+        if not kept:
             return names
-        listed = set(self._kept_order)
-        return [n for n in self._kept_order if n in self._kept or n in self.tracker] + \
-            [n for n in names if n not in listed]
+        real = set(names)
+        listed = set(order)
+        return [n for n in order if n in kept or n in real] + [n for n in names if n not in listed]
 
     def _with_kept(self, real):
         """get_states(): `real` ({name: state}) with the kept values, in
-        _names()' order."""
-        if not self._kept:
+        _ordered()'s order (one snapshot of each)."""
+        kept = self._kept_all[0]
+        if not kept:
             return real
-        return {name: self._kept[name] if name in self._kept else real[name] for name in self._names()}
+        return {name: kept[name] if name in kept else real[name] for name in self._ordered(list(real))}
 
     def _refuse_kept(self, name, use):
-        kind = type(self._kept[name]).__name__
+        kept, why, _ = self._kept_all
+        kind = type(kept[name]).__name__
         raise NotAStateError(f"{use} of cuda rng state {name!r}: set_states gave it {_article(kind)} {kind}, "
-                             f"kept as given (as upstream keeps any value) but not a state: "
-                             f"{self._kept_why.get(name, '')}")
+                             f"kept as given (as upstream keeps any value) but not a state: {why.get(name, '')}")

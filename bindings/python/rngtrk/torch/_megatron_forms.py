@@ -117,9 +117,10 @@ def _tagged(megatron):
             if capturing():
                 raise RuntimeError("an eager graph-safe RNG snapshot (kind='cloned') is restored inside a CUDA graph "
                                    "capture: snapshot and restore must sit on the same side of the capture")
-            if set(tracker.get_states()) != set(cuda_rng_state_tracker):
+            names = set(tracker.states_) if hasattr(tracker, "states_") else set(tracker.get_states())
+            if names != set(cuda_rng_state_tracker):
                 raise RuntimeError(f"the tracker's names changed since the snapshot: snapshot "
-                                   f"{sorted(cuda_rng_state_tracker)}, now {sorted(tracker.get_states())}")
+                                   f"{sorted(cuda_rng_state_tracker)}, now {sorted(names)}")
         megatron._set_all_rng_states(cpu_rng_state, cuda_rng_state, cuda_rng_state_tracker)
 
     return {"_get_all_rng_states": _get_all_rng_states, "_set_all_rng_states": _set_all_rng_states}

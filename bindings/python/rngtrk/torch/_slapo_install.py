@@ -28,9 +28,19 @@ FUNCTIONS = ("get_cuda_rng_tracker", "model_parallel_cuda_manual_seed", "is_rand
              "_set_cuda_rng_state")
 
 
+_installers = {}  # module name -> its Installer (a reload of rngtrk.torch.slapo keeps its install() state)
+
+
 def installer(ours_module):
     """The Installer of `ours_module` (rngtrk.torch.slapo): its functions,
-    class and process tracker into slapo."""
+    class and process tracker into slapo; the same one for the same module."""
+    made = _installers.get(ours_module.__name__)
+    if made is None:
+        made = _installers[ours_module.__name__] = _new_installer(ours_module)
+    return made
+
+
+def _new_installer(ours_module):
     def binder_attributes(module):
         originals = made.originals(RANDOM) or {}
         return {name: getattr(ours_module, name) for name in FUNCTIONS

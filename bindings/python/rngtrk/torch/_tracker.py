@@ -45,7 +45,8 @@ from collections.abc import Mapping
 
 import torch
 
-from ..errors import DuplicateNameError, DuplicateSeedError, InvalidArgumentError, UnavailableError, invalid
+from ..errors import (DuplicateNameError, DuplicateSeedError, ForkOrderError, InvalidArgumentError, UnavailableError,
+                      invalid)
 from ..state import PhiloxState
 from ..tracker import DEFAULT_FORK_NAME, Tracker
 from ._generator_side import GeneratorSide
@@ -224,6 +225,10 @@ class RngtrkStatesTracker(GeneratorSide, KeptValues):
                 converted[name] = state_of(value, f"state {name!r}")
             except (TypeError, InvalidArgumentError) as e:
                 kept[name], why[name] = value, str(e)
+        for name in self._open:
+            if name in kept:
+                raise ForkOrderError(f"set_states gives the state of the open fork {name!r} a value that is not a "
+                                     f"state ({why[name]})")
         self.tracker.set_states(converted)  # may refuse (a seed twice, a fork's name dropped): nothing changed
         self._keep(kept, why, list(states))
         self._refresh_generators()
@@ -233,17 +238,20 @@ class RngtrkStatesTracker(GeneratorSide, KeptValues):
     def _set_states_capturing(self, states):
         """set_states during a graph capture: the same names, each given its
         live generator back (what get_states() handed out then) or another
-        torch.Generator, which the name then uses, as upstream stores it."""
-        if list(states) != list(self._generators):
+        torch.Generator, which the name then uses, as upstream stores it;
+        the other names' values are kept (_kept_values)."""
+        generators = {name: value for name, value in states.items() if name in self._generators}
+        if list(generators) != list(self._generators):
             raise UnavailableError(f"set_states during a CUDA graph capture keeps the names "
                                    f"{list(self._generators)}, not {list(states)}")
-        for name, value in states.items():
+        for name, value in generators.items():
             if not isinstance(value, torch.Generator):
                 raise UnavailableError(f"set_states during a CUDA graph capture takes torch.Generators (torch "
                                        f"cannot set a generator's state then); state {name!r} is a "
                                        f"{type(value).__name__}")
-        self._generators = dict(states)
-        self._keep({})
+        kept = {name: value for name, value in states.items() if name not in self._generators}
+        self._generators = generators
+        self._keep(kept, {name: "kept during a CUDA graph capture" for name in kept}, list(states))
         self._initialized = True
         self._states_changed()
 
