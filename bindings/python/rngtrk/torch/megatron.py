@@ -33,7 +33,9 @@ from ._generators import (
 )
 from . import _megatron_checkpoint, _megatron_install
 from ._megatron_checkpoint import CheckpointWithoutOutput, CheckpointWithoutOutputManager, checkpoint
+from ._megatron_forms import MegatronFormError
 from ._megatron_install import install, installed, uninstall
+from ._kept_values import NotAStateError
 from ._tracker import (
     RngtrkStatesTracker, capture_all, is_rngtrk_tracker, register_process_tracker, restore_all, set_cuda_rng_state,
 )
@@ -399,5 +401,6 @@ __all__ = [
     "get_all_rng_states", "model_parallel_cuda_manual_seed", "is_graph_safe_cuda_rng_tracker",
     "convert_cuda_rng_state", "get_data_parallel_rng_tracker_name", "get_expert_parallel_rng_tracker_name",
     "get_gtp_remat_rng_tracker_name", "checkpoint", "CheckpointWithoutOutput", "CheckpointWithoutOutputManager",
-    "is_checkpointing", "install", "uninstall", "installed", "RankUnavailableError",
+    "is_checkpointing", "install", "uninstall", "installed", "RankUnavailableError", "NotAStateError",
+    "MegatronFormError",
 ]
