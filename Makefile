@@ -8,6 +8,7 @@
 #   make bench-python  the Python binding's per-call costs, next to a pure-Python tracker
 #   make bench-rust    the safe Rust API's per-call costs, next to the raw C calls
 #   make bench-torch   rngtrk.torch's ops, dropout and fork next to torch's own, with targets
+#   make bench-dcp     rngtrk.torch.dcp's save and load for one rank of 1k, 4k and 16k ranks (simulated)
 #   make bench-gpu     device figures (needs a GPU)
 #   make test-gpu      the CUDA tests alone (needs a GPU)
 #   make test-mpi      the Open MPI runs (8 ranks, then 4 on another layout); also in make test
@@ -314,6 +315,7 @@ include tests/fuzz/fuzz.mk
 $(BENCH) $(BENCH_GPU): | deps-bench
 bench-python: | deps-python
 bench-torch: | deps-torch
+bench-dcp: | deps-torch
 bench-rust: | deps-rust
 deps-%:
 	@tools/install-deps.sh $*

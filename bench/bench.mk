@@ -43,6 +43,13 @@ bench-python: lib
 bench-torch: lib
 	$(PYTHON) bench/bench_torch.py
 
+# `make bench-dcp`: what rngtrk.torch.dcp.RNGState's save and load cost one
+# rank of a 1k-, 4k- and 16k-rank job, the group simulated in one process
+# (bench/bench_dcp.py says what the simulation replaces), with targets.
+.PHONY: bench-dcp
+bench-dcp: lib
+	$(PYTHON) bench/bench_dcp.py
+
 # `make bench-gpu`: device figures (needs a GPU; not a test).
 BENCH_GPU := $(BUILD)/bench/bench_gpu
 $(BENCH_GPU): bench/bench_gpu.cu c_api/rngtrk.h $(DEVICE_HEADER) $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)

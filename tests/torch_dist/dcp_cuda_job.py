@@ -10,16 +10,18 @@ it exits 1 if any check failed, 2 if it cannot run (no CUDA device).
 
   save  2 ranks, tp=2: draws with torch's own CUDA ops (torch.rand,
         F.dropout) inside forks of every named state and outside them (the
-        CUDA generator, a per-rank number of draws), saves with RNGState,
+        CUDA generator, the stage's stream: the same draws on every rank),
+        saves with RNGState,
         draws on (the uninterrupted continuation); also a graph-safe
         tracker (use_cudagraphable_rng=True) saved the same way.
   load2 2 ranks, tp=2: every stream and the CUDA generator continue bit for
         bit; the graph-safe tracker too, its live generators kept.
   load1 1 rank, tp=1: every stream it holds existed (rank 0's).
-  load3 3 ranks, tp=3: rank 2's model- and expert-parallel streams and its
-        generator are new: on_missing="raise" fails on all 3 ranks with
-        nothing changed (tracker and CUDA generator); "fresh" starts them at
-        offset 0 and every other stream continues.
+  load3 3 ranks, tp=3: rank 2's model- and expert-parallel streams are
+        new: on_missing="raise" fails on all 3 ranks with nothing changed
+        (tracker and CUDA generator); "fresh" starts them at offset 0 and
+        every other stream continues, the CUDA generator included (the
+        stage's stream, which rank 2 continues where the checkpoint holds it).
 
 Needs PyTorch >= 2.2 with CUDA; rngtrk's library may be built with CUDA=0
 (only torch's own ops draw on the device).  --cpu-dry-run runs the same
@@ -86,7 +88,7 @@ def rank_main(args):
         for name in tracker.tracker.names():
             with tracker.fork(name):
                 out[name] = torch.cat([rand(7), dropout(9)])
-        out["<generator>"] = rand(3 + 5 * rank)
+        out["<generator>"] = rand(3)  # the stage's stream: every rank of it draws alike (pp 0 here)
         return out
 
     def steps(tracker):
@@ -142,9 +144,9 @@ def rank_main(args):
         except MissingStreamError as e:
             text = str(e)
             check("on_missing='raise' raises on every rank, naming rank 2's new streams",
-                  f"'model-parallel-rng' (seed {SEED + 2720}) on rank 2" in text
-                  and f"'expert-parallel-rng' (seed {SEED + 1026}) on rank 2" in text
-                  and "the generator of rank 2 (seed 1234) on rank 2" in text, text)
+                  f"'model-parallel-rng' (seed {SEED + 2720}, megatron seed {SEED} tp 2 pp 0) on rank 2" in text
+                  and f"'expert-parallel-rng' (seed {SEED + 1026}, megatron seed {SEED} pp 0 ep 0 etp 2) on rank 2"
+                  in text and "generator" not in text.split("They belong")[0], text)
         after = (tracker.state_dict(), generator_now(tracker))
         check("on_missing='raise' changes nothing (tracker and CUDA generator)",
               after[0] == before[0] and torch.equal(after[1], before[1]))
@@ -160,12 +162,12 @@ def rank_main(args):
         else:
             fresh_names = {s.name for s in state.fresh}
             check("on_missing='fresh': rank 2 reports its new streams and warns",
-                  fresh_names == {"model-parallel-rng", "expert-parallel-rng", None} and warned, repr(state.fresh))
-            check("on_missing='fresh': the shared stream continues", equal(drawn, recorded[0]["after"],
-                                                                          ["data-parallel-rng"]))
-            again = steps(seed())  # a tracker and generator seeded now draw from offset 0
+                  fresh_names == {"model-parallel-rng", "expert-parallel-rng"} and warned, repr(state.fresh))
+            check("on_missing='fresh': the shared stream and the stage's CUDA generator continue",
+                  equal(drawn, recorded[0]["after"], ["data-parallel-rng", "<generator>"]))
+            again = steps(seed())  # a tracker seeded now draws from offset 0
             check("on_missing='fresh': the new streams start at offset 0",
-                  equal(drawn, again, ["model-parallel-rng", "expert-parallel-rng", "<generator>"]))
+                  equal(drawn, again, ["model-parallel-rng", "expert-parallel-rng"]))
     dist.barrier()
     gathered = [None] * world
     dist.all_gather_object(gathered, checks)

@@ -17,8 +17,12 @@ by the test with its context.
 
 Draw sizes: a named stream draws a size that depends on its name only (data-
 parallel replicas draw alike, so they agree at save), the generator a size
-that depends on the rank (so its position is per rank, and a rank given
-another rank's generator draws other numbers).
+that depends on the pipeline stage, like every stream whose seed depends on
+it.  The pipeline phases (stages, stages_same, random_init) seed as
+Megatron-LM's training setup does, stage by stage (seed + 100 pp, and 10 dp
+with --data-parallel-random-init), and draw a stage-dependent amount from
+the expert-parallel stream, whose seed is the same on (pp 1, ep 0) and (pp
+0, ep 1).
 """
 import argparse
 import os
@@ -26,8 +30,9 @@ import sys
 import traceback
 import warnings
 
-import torch
-import torch.distributed as dist
+os.environ["RNGTRK_DEBUG"] = "1"  # rngtrk.torch.dcp's debug mode: every table written is decoded again
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bindings/python
 
@@ -70,8 +75,11 @@ def step(tracker):
     for name in tracker.tracker.names():
         with tracker.fork(name):
             out[name] = rt.rand(stream_size(name))
-    out[GENERATOR] = rt.rand(2 + 2 * dist.get_rank())
+    out[GENERATOR] = rt.rand(2 + 2 * STAGE[0])
     return out
+
+
+STAGE = [0]  # this rank's pipeline stage in the pipeline phases
 
 
 def steps(tracker, n):
@@ -218,7 +226,72 @@ def eight(args, rec):
     rec.data["draws"]["after"] = steps(tracker, AFTER)
 
 
-PHASES = {f.__name__: f for f in (train, same, fewer, more, growth, one, eight)}
+def stage_layout():
+    """pp 2 x dp 2 (tp 1), expert parallelism over dp: (pp, dp, ep)."""
+    rank = dist.get_rank()
+    pp, dp = rank // 2, rank % 2
+    STAGE[0] = pp
+    return pp, dp, dp
+
+
+def seed_stage(random_init=False):
+    """Megatron-LM's training setup (megatron/training/initialize.py
+    _set_random_seed): the stage's seed given to model_parallel_cuda_manual_seed,
+    or, with data-parallel random init, the tracker seeded with the rank's
+    true coordinates (seed_rank), which model_parallel_cuda_manual_seed's
+    shifted seed cannot tell apart."""
+    pp, dp, ep = stage_layout()
+    if not random_init:
+        rt.model_parallel_cuda_manual_seed(SEED + 100 * pp, tp_rank=0, ep_rank=ep, etp_rank=0, force_reset_rng=True)
+        return rt.get_cuda_rng_tracker()
+    rt.model_parallel_cuda_manual_seed(SEED, tp_rank=0, ep_rank=ep, etp_rank=0, force_reset_rng=True)
+    tracker = rt.get_cuda_rng_tracker()
+    tracker.seed_rank("megatron", SEED, pp=pp, dp=dp * 10, ep=ep, dp_random_init=True)
+    return tracker
+
+
+def stage_steps(tracker, n):
+    """steps() plus the stage's own expert draws: stage 1 has more expert layers."""
+    out = []
+    for _ in range(n):
+        out.append(step(tracker))
+        with tracker.fork("expert-parallel-rng"):
+            out[-1]["<experts>"] = rt.rand(4 + 4 * STAGE[0])
+    return out
+
+
+def stages(args, rec):
+    """4 ranks, pp 2 x dp 2 (ep over dp): (pp 1, ep 0) and (pp 0, ep 1) hold
+    expert states with one seed number but are different streams, drawn
+    unevenly; then the same with data-parallel random init, where (pp 0,
+    dp 10) meets (pp 1, dp 0)."""
+    tracker = seed_stage()
+    rec.data["expert_seed"] = tracker.tracker.get_state("expert-parallel-rng").seed
+    stage_steps(tracker, SAVE_AT)
+    rec.snapshot("at_save", tracker)
+    rec.attempt("save", lambda: dcp.save({"rng": RNGState()}, checkpoint_id=path(args, "stages")))
+    rec.data["draws"]["after"] = stage_steps(tracker, AFTER)
+    tracker = seed_stage(random_init=True)
+    rec.data["random_init_seed"] = tracker.tracker.get_state("model-parallel-rng").seed
+    stage_steps(tracker, SAVE_AT)
+    rec.snapshot("random_init_at_save", tracker)
+    rec.attempt("save_random_init", lambda: dcp.save({"rng": RNGState()}, checkpoint_id=path(args, "random_init")))
+    rec.data["draws"]["random_init_after"] = stage_steps(tracker, AFTER)
+
+
+def stages_same(args, rec):
+    """The layout of stages: each rank continues every stream exactly."""
+    tracker = seed_stage()
+    load_main(rec, tracker, "load", args, checkpoint="stages")
+    rec.snapshot("loaded", tracker)
+    rec.data["draws"]["after"] = stage_steps(tracker, AFTER)
+    tracker = seed_stage(random_init=True)
+    load_main(rec, tracker, "load_random_init", args, checkpoint="random_init")
+    rec.snapshot("random_init_loaded", tracker)
+    rec.data["draws"]["random_init_after"] = stage_steps(tracker, AFTER)
+
+
+PHASES = {f.__name__: f for f in (train, same, fewer, more, growth, one, eight, stages, stages_same)}
 
 
 def main():

@@ -22,6 +22,7 @@ import zlib
 
 import pytest
 
+os.environ["RNGTRK_DEBUG"] = "1"  # rngtrk.torch.dcp's debug mode: every table written is decoded again
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 import rngtrk  # noqa: E402
 import rngtrk.torch as rt  # noqa: E402
@@ -133,7 +134,7 @@ def test_the_generator_is_saved_and_restored(fresh_torch_trackers, tmp_path):
     moved = tracker.generator_state()
     dcp.load({"rng": rdcp.RNGState(generator=False)}, checkpoint_id=str(tmp_path / "with"))
     assert tracker.generator_state() == moved  # left alone
-    with pytest.raises(rdcp.MissingStreamError, match=r"the generator of rank 0 \(seed 1234\)"):
+    with pytest.raises(rdcp.MissingStreamError, match=r"the generator \(seed 1234, megatron seed 1234 pp 0\)"):
         dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path / "without"))
 
 
@@ -144,6 +145,7 @@ def test_a_generator_with_another_seed_is_another_stream(fresh_torch_trackers, t
     dcp.save({"rng": rdcp.RNGState(generator=True)}, checkpoint_id=str(tmp_path))
     tracker = seeded(m, seed=SEED)
     tracker.set_generator_state(rngtrk.PhiloxState(77, 0))  # the generator, reseeded
+    # not the policy's seed: a stream without an origin, so this rank's own
     with pytest.raises(rdcp.MissingStreamError, match=r"the generator of rank 0 \(seed 77\)"):
         dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
 
@@ -161,13 +163,15 @@ def test_missing_stream_raises_and_changes_nothing_or_starts_fresh(fresh_torch_t
     before = tracker.state_dict()
     with pytest.raises(rdcp.MissingStreamError) as raised:
         dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
-    assert "'model-parallel-rng' (seed 3955) on rank 0" in str(raised.value)
+    assert "'model-parallel-rng' (seed 3955, megatron seed 1234 tp 3 pp 0) on rank 0" in str(raised.value)
     assert "'data-parallel-rng'" not in str(raised.value)
     assert tracker.state_dict() == before
     state = rdcp.RNGState(on_missing="fresh")
-    with pytest.warns(rdcp.FreshStreamWarning, match=r"'model-parallel-rng' \(seed 3955\)"):
+    with pytest.warns(rdcp.FreshStreamWarning, match=r"'model-parallel-rng' \(seed 3955, megatron seed 1234 tp 3"):
         dcp.load({"rng": state}, checkpoint_id=str(tmp_path))
-    assert state.fresh == (rdcp.Stream("model-parallel-rng", 3955, None),)
+    (fresh,) = state.fresh
+    assert fresh[:3] == ("model-parallel-rng", 3955, None)
+    assert (fresh.origin.seed, fresh.origin.coordinates[:2]) == (SEED, (3, 0))
     assert tracker.tracker.get_state("model-parallel-rng") == rngtrk.PhiloxState(3955, 0)
     for name in ("data-parallel-rng", "expert-parallel-rng"):
         assert tracker.tracker.get_states()[name] == positions[name]
@@ -265,33 +269,89 @@ def test_load_refuses_a_damaged_table_and_changes_nothing(fresh_torch_trackers):
 
 # -- the table's bytes (docs/checkpoint-format.md), against an encoder written from the doc --
 
-def doc_encode(world_size, entries):
+NONE = (0xFFFFFFFF, 0, 0, 0, (0,) * 7)  # the origin fields of an entry without a stream origin
+
+
+def doc_encode(world_size, entries, version=2):
     """The stream table as docs/checkpoint-format.md lays it out (written
-    here from the page, not from the module)."""
+    here from the page, not from the module): entries are (kind, name, rank,
+    holders, seed, offset[, (policy, flags, seed, depends, coordinates)])."""
     body = b""
-    for kind, name, rank, holders, seed, offset in entries:
+    for kind, name, rank, holders, seed, offset, *origin in entries:
         raw = name.encode() if name else b""
         body += bytes([kind, len(raw)]) + raw + struct.pack("<IIQQ", rank, holders, seed, offset)
+        if version >= 2:
+            policy, flags, base, depends, coordinates = origin[0] if origin else NONE
+            body += struct.pack("<IIQI7I", policy, flags, base, depends, *coordinates)
     total = 8 + 4 + 8 + 4 + 4 + len(body) + 4
-    data = b"RNGTRKDS" + struct.pack("<IQII", 1, total, world_size, len(entries)) + body
+    data = b"RNGTRKDS" + struct.pack("<IQII", version, total, world_size, len(entries)) + body
     return data + struct.pack("<I", zlib.crc32(data))
+
+
+def megatron_origin(depends, tp=0, pp=0, ep=0, seed=SEED):
+    """A megatron stream origin of seed 1234: depends in AXES bits."""
+    coordinates = (tp, pp, 0, ep, 0, 0, 0)
+    return (0, 0, seed, depends, tuple(c if depends >> i & 1 else 0 for i, c in enumerate(coordinates)))
+
+
+DP_DEPENDS, TP_DEPENDS = 0b10, 0b11  # data-parallel-rng and the default: pp; model-parallel-rng: tp and pp
+
+
+def so(fields):
+    from rngtrk._stream_origins import StreamOrigin
+    return StreamOrigin(*fields)
 
 
 def test_table_bytes_are_the_documented_layout():
     Entry = table_format.Entry
     table = table_format.canonical(4, [
         Entry(1, None, 1234, 12, 3, 1),
-        Entry(0, "model-parallel-rng", 3953, 16, 1, 2),
-        Entry(0, "data-parallel-rng", 1234, 8, 0, 4),
-        Entry(0, "model-parallel-rng", 3952, 16, 0, 2),
+        Entry(0, "model-parallel-rng", 3953, 16, 1, 2, so(megatron_origin(TP_DEPENDS, tp=1))),
+        Entry(0, "data-parallel-rng", 1234, 8, 0, 4, so(megatron_origin(DP_DEPENDS))),
+        Entry(0, "model-parallel-rng", 3952, 16, 0, 2, so(megatron_origin(TP_DEPENDS))),
         Entry(1, None, 1234, 4, 0, 1),
+        Entry(1, None, 1334, 4, 2, 2, so(megatron_origin(DP_DEPENDS, pp=1))),
+        Entry(0, "user-rng", 5, 0, 0, 4),
     ])
-    expected = doc_encode(4, [(0, "data-parallel-rng", 0, 4, 1234, 8), (0, "model-parallel-rng", 0, 2, 3952, 16),
-                              (0, "model-parallel-rng", 1, 2, 3953, 16), (1, None, 0, 1, 1234, 4),
-                              (1, None, 3, 1, 1234, 12)])
-    assert table_format.encode(table) == expected
+    expected = doc_encode(4, [(0, "data-parallel-rng", 0, 4, 1234, 8, megatron_origin(DP_DEPENDS)),
+                              (0, "model-parallel-rng", 0, 2, 3952, 16, megatron_origin(TP_DEPENDS)),
+                              (0, "model-parallel-rng", 1, 2, 3953, 16, megatron_origin(TP_DEPENDS, tp=1)),
+                              (0, "user-rng", 0, 4, 5, 0),
+                              (1, None, 2, 2, 1334, 4, megatron_origin(DP_DEPENDS, pp=1)),
+                              (1, None, 0, 1, 1234, 4), (1, None, 3, 1, 1234, 12)])
+    assert table_format.encode(table, check=True) == expected
     assert table_format.decode(expected) == table
     assert len(doc_encode(1, [])) == 32
+
+
+def test_the_debug_mode_refuses_a_table_that_is_not_canonical():
+    Entry = table_format.Entry
+    entries = (Entry(0, "b", 1, 0, 0, 1), Entry(0, "a", 1, 0, 0, 1))  # out of order
+    table_format.encode(table_format.Table(1, entries))  # written as given outside the debug mode
+    with pytest.raises(ValueError, match="not canonical"):
+        table_format.encode(table_format.Table(1, entries), check=True)
+    if rdcp is not None:
+        assert rdcp.DEBUG
+
+
+def test_a_version_1_table_is_read_as_written():
+    """Tables of rngtrk before stream origins: named streams by (name,
+    seed), generators per rank."""
+    data = doc_encode(2, [(0, "data-parallel-rng", 0, 2, 1234, 8), (1, None, 1, 1, 1234, 12)], version=1)
+    table = table_format.decode(data)
+    assert table.version == 1
+    assert table.named() == {("data-parallel-rng", 1234, None): table_format.Entry(0, "data-parallel-rng", 1234, 8,
+                                                                                     0, 2)}
+    assert table.generators() == {1: table_format.Entry(1, None, 1234, 12, 1, 1)}
+
+
+def test_the_same_name_and_seed_with_other_origins_are_two_streams_of_the_table():
+    Entry = table_format.Entry
+    stage1 = so(megatron_origin(0b11010, pp=0, ep=0, seed=SEED + 100))  # expert: pp, ep, etp
+    stage0 = so(megatron_origin(0b11010, pp=0, ep=1))
+    table = table_format.canonical(4, [Entry(0, "expert-parallel-rng", 2358, 8, 0, 1, stage0),
+                                       Entry(0, "expert-parallel-rng", 2358, 24, 2, 1, stage1)])
+    assert len(table_format.decode(table_format.encode(table)).named()) == 2
 
 
 def test_the_documented_example_is_what_the_writer_writes():
@@ -301,15 +361,23 @@ def test_the_documented_example_is_what_the_writer_writes():
     data = bytes.fromhex("".join(line[10:58] for line in block.strip().splitlines()))
     Entry = table_format.Entry
     table = table_format.canonical(2, [
-        Entry(0, "data-parallel-rng", 1234, 8, 0, 2), Entry(0, "model-parallel-rng", 3952, 16, 0, 1),
-        Entry(0, "model-parallel-rng", 3953, 16, 1, 1), Entry(1, None, 1234, 4, 0, 1), Entry(1, None, 1234, 12, 1, 1)])
-    assert len(data) == 215
+        Entry(0, "data-parallel-rng", 1234, 8, 0, 2, so(megatron_origin(DP_DEPENDS))),
+        Entry(0, "model-parallel-rng", 3952, 16, 0, 1, so(megatron_origin(TP_DEPENDS))),
+        Entry(0, "model-parallel-rng", 3953, 16, 1, 1, so(megatron_origin(TP_DEPENDS, tp=1))),
+        Entry(1, None, 1234, 4, 0, 2, so(megatron_origin(DP_DEPENDS)))])
+    assert len(data) == 381
     assert table_format.encode(table) == data
     assert table_format.decode(data) == table
+    assert doc_encode(2, [(0, "data-parallel-rng", 0, 2, 1234, 8, megatron_origin(DP_DEPENDS)),
+                          (0, "model-parallel-rng", 0, 1, 3952, 16, megatron_origin(TP_DEPENDS)),
+                          (0, "model-parallel-rng", 1, 1, 3953, 16, megatron_origin(TP_DEPENDS, tp=1)),
+                          (1, None, 0, 2, 1234, 4, megatron_origin(DP_DEPENDS))]) == data
 
 
-def test_every_truncation_and_bit_flip_of_a_table_is_refused():
-    data = doc_encode(2, [(0, "model-parallel-rng", 0, 2, 3952, 16), (1, None, 1, 1, 1234, 4)])
+@pytest.mark.parametrize("version", [1, 2])
+def test_every_truncation_and_bit_flip_of_a_table_is_refused(version):
+    origin = [megatron_origin(TP_DEPENDS)] if version == 2 else []
+    data = doc_encode(2, [(0, "model-parallel-rng", 0, 2, 3952, 16, *origin), (1, None, 1, 1, 1234, 4)], version)
     table_format.decode(data)
     for n in range(len(data)):
         with pytest.raises((rngtrk.CorruptCheckpointError, rngtrk.UnsupportedVersionError)):
@@ -327,12 +395,18 @@ def test_every_truncation_and_bit_flip_of_a_table_is_refused():
     ([(0, "a", 1, 2, 1, 0)], "holders"),
     ([(0, "a", 0, 0, 1, 0)], "holders"),
     ([(1, "a", 0, 1, 1, 0)], "no name"),
-    ([(1, None, 0, 2, 1, 0)], "no name and one holder"),
+    ([(1, None, 0, 2, 1, 0)], "without a stream origin has one holder"),
+    ([(1, None, 1, 2, 1, 0, megatron_origin(DP_DEPENDS))], "holders"),
     ([(2, None, 0, 1, 1, 0)], "unknown kind"),
     ([(0, "", 0, 1, 1, 0)], "1 to 255 bytes"),
     ([(0, "b", 0, 1, 1, 0), (0, "a", 0, 1, 1, 0)], "out of order"),
     ([(0, "a", 0, 1, 1, 0), (0, "a", 0, 1, 1, 4)], "out of order or repeat"),
     ([(1, None, 1, 1, 1, 0), (1, None, 1, 1, 2, 0)], "out of order or repeat"),
+    ([(0, "a", 0, 1, 1, 0, (0xFFFFFFFF, 0, 1, 0, (0,) * 7))], "origin fields 0"),
+    ([(0, "a", 0, 1, 1, 0, (3, 0, 1, 0, (0,) * 7))], "unknown seed policy 3"),
+    ([(0, "a", 0, 1, 1, 0, (0, 4, 1, 0, (0,) * 7))], "unknown seed flags"),
+    ([(0, "a", 0, 1, 1, 0, (0, 0, 1, 1 << 7, (0,) * 7))], "past the 7 known"),
+    ([(0, "a", 0, 1, 1, 0, (0, 0, 1, 0b10, (1, 0, 0, 0, 0, 0, 0)))], "does not depend on is not 0"),
 ])
 def test_a_table_breaking_a_rule_is_refused(entries, problem):
     with pytest.raises(rngtrk.CorruptCheckpointError, match=problem):
@@ -341,9 +415,9 @@ def test_a_table_breaking_a_rule_is_refused(entries, problem):
 
 def test_a_table_of_another_version_is_refused():
     data = bytearray(doc_encode(1, []))
-    data[8] = 2
+    data[8] = 3
     data[-4:] = struct.pack("<I", zlib.crc32(bytes(data[:-4])))
-    with pytest.raises(rngtrk.UnsupportedVersionError, match="format_version 2"):
+    with pytest.raises(rngtrk.UnsupportedVersionError, match="format_version 3; this rngtrk reads 1 and 2"):
         table_format.decode(bytes(data))
 
 
@@ -411,7 +485,8 @@ def draws_equal(a, b, names=None):
 
 def fresh_draws(names_and_seeds, generator, steps=3):
     """What streams started at offset 0 draw, step by step, in dcp_job.py's
-    sizes: from a plain rngtrk.Tracker, independent of the drop-in."""
+    sizes: from a plain rngtrk.Tracker, independent of the drop-in.
+    generator: (its seed, the pipeline stage)."""
     sys.path.insert(0, HERE)
     import dcp_job
     plain = rngtrk.Tracker()
@@ -487,8 +562,8 @@ def test_ranks_that_disagree_on_a_stream_cannot_save(jobs):
     assert at_0 != at_2
     for r in range(4):
         message = raised(train[r], "disagreeing_save", "StreamPositionError")
-        assert f"'model-parallel-rng' (seed {SEED + 2718}): offset {at_0} on rank 0; offset {at_2} on rank 2" \
-            in message
+        assert (f"'model-parallel-rng' (seed {SEED + 2718}, megatron seed {SEED} tp 0 pp 0): offset {at_0} on rank 0; "
+                f"offset {at_2} on rank 2") in message
         assert "nothing was written" in message
         assert train[r]["snapshots"]["after_disagreeing_save"] == train[r]["snapshots"]["before_disagreeing_save"]
     folder = os.path.join(jobs.folder, "disagree")
@@ -511,10 +586,11 @@ def test_a_new_tensor_parallel_rank_raises_everywhere_and_changes_nothing(jobs):
     more = jobs.run("more", 4)
     for r in range(4):
         message = raised(more[r], "load_raise", "MissingStreamError")
-        for seed, rank in ((SEED + 2718 + 2, 2), (SEED + 2718 + 3, 3)):
-            assert f"'model-parallel-rng' (seed {seed}) on rank {rank}" in message
-        for seed, rank in ((SEED + 1024 + 2, 2), (SEED + 1024 + 3, 3)):
-            assert f"'expert-parallel-rng' (seed {seed}) on rank {rank}" in message
+        for rank in (2, 3):
+            assert f"'model-parallel-rng' (seed {SEED + 2718 + rank}, megatron seed {SEED} tp {rank} pp 0) on rank " \
+                f"{rank}" in message
+            assert f"'expert-parallel-rng' (seed {SEED + 1024 + rank}, megatron seed {SEED} pp 0 ep 0 etp {rank}) on " \
+                f"rank {rank}" in message
         assert "data-parallel-rng" not in message and "generator" not in message.split("They belong")[0]
         assert more[r]["snapshots"]["after_raise"] == more[r]["snapshots"]["seeded"]
 
@@ -529,13 +605,13 @@ def test_a_new_tensor_parallel_rank_starts_fresh_when_told(jobs):
             assert draws_equal(more[r]["draws"]["after"], train[r]["draws"]["after"])
             continue
         new = (("model-parallel-rng", SEED + 2718 + r), ("expert-parallel-rng", SEED + 1024 + r))
-        assert more[r]["fresh"]["load_fresh"] == tuple((n, s, None) for n, s in new)
+        assert tuple(f[:3] for f in more[r]["fresh"]["load_fresh"]) == tuple((n, s, None) for n, s in new)
         (kind, text), = more[r]["warnings"]["load_fresh"]
-        assert kind == "FreshStreamWarning" and f"'model-parallel-rng' (seed {SEED + 2718 + r})" in text
-        # the shared stream and this rank's generator continue; the new ones start at 0
+        assert kind == "FreshStreamWarning" and f"'model-parallel-rng' (seed {SEED + 2718 + r}, megatron" in text
+        # the shared stream and the stage's generator continue; the new ones start at 0
         assert draws_equal(more[r]["draws"]["after"], train[r]["draws"]["after"],
                            ["data-parallel-rng", "<generator>"])
-        expected = fresh_draws(new, (SEED, r))
+        expected = fresh_draws(new, (SEED, 0))
         assert draws_equal(more[r]["draws"]["after"], expected, [n for n, _ in new])
 
 
@@ -545,25 +621,18 @@ def test_data_parallel_growth_gives_new_replicas_the_shared_streams(jobs):
     fewer, growth = jobs.run("fewer", 2), jobs.run("growth", 4)
     named = ["data-parallel-rng", "model-parallel-rng", "expert-parallel-rng"]
     for r in range(4):
-        # The generators of ranks 2 and 3 are per-rank streams the 2-rank job did not have.
-        message = raised(growth[r], "load_raise", "MissingStreamError")
-        assert "the generator of rank 2 (seed 1234) on rank 2" in message
-        assert "the generator of rank 3 (seed 1234) on rank 3" in message
-        assert "-rng" not in message.split("They belong")[0]
-        assert growth[r]["snapshots"]["after_raise"] == growth[r]["snapshots"]["seeded"]
+        # The generator is the stage's stream, like data-parallel-rng: the new
+        # replicas 2 and 3 continue it where the 2-rank job held it.
+        ok(growth[r], "load_raise")
+        assert growth[r]["fresh"]["load_raise"] == ()
         # Without generators: every named stream continues on both replicas.
         ok(growth[r], "load_generator_off")
         assert growth[r]["fresh"]["load_generator_off"] == ()
         assert draws_equal(growth[r]["draws"]["generator_off"], fewer[r % 2]["draws"]["after"], named)
-        # With on_missing="fresh": ranks 2 and 3 start their generators at 0.
+        # on_missing="fresh" has nothing to start fresh: the generator continues too.
         ok(growth[r], "load_fresh")
-        assert draws_equal(growth[r]["draws"]["fresh"], fewer[r % 2]["draws"]["after"], named)
-        if r < 2:
-            assert growth[r]["fresh"]["load_fresh"] == ()
-            assert draws_equal(growth[r]["draws"]["fresh"], fewer[r]["draws"]["after"], ["<generator>"])
-        else:
-            assert growth[r]["fresh"]["load_fresh"] == ((None, SEED, r),)
-            assert draws_equal(growth[r]["draws"]["fresh"], fresh_draws([], (SEED, r)), ["<generator>"])
+        assert growth[r]["fresh"]["load_fresh"] == ()
+        assert draws_equal(growth[r]["draws"]["fresh"], fewer[r % 2]["draws"]["after"], named + ["<generator>"])
 
 
 @needs_dcp
@@ -572,7 +641,7 @@ def test_one_rank_continues_rank_0(jobs):
     ok(one[0], "load")
     assert draws_equal(one[0]["draws"]["after"], train[0]["draws"]["after"])
     message = raised(one[0], "load_no_generator_checkpoint", "MissingStreamError")
-    assert "the generator of rank 0 (seed 1234) on rank 0" in message
+    assert f"the generator (seed {SEED}, megatron seed {SEED} pp 0) on rank 0" in message
     ok(one[0], "load_no_generator_checkpoint_off")
     assert draws_equal(one[0]["draws"]["generator_off"], train[0]["draws"]["after"],
                        ["data-parallel-rng", "model-parallel-rng", "expert-parallel-rng"])
@@ -586,3 +655,58 @@ def test_eight_ranks_from_two(jobs):
         ok(eight[r], "load")
         assert draws_equal(eight[r]["draws"]["after"], fewer[r % 2]["draws"]["after"],
                            ["data-parallel-rng", "model-parallel-rng", "expert-parallel-rng"])
+
+
+# -- pipeline stages: streams keyed by their origin, not their seed number ----------------
+
+@needs_dcp
+def test_pipeline_stages_sharing_a_seed_number_save_and_continue_exactly(jobs):
+    """pp 2 x ep 2: (pp 1, ep 0) and (pp 0, ep 1) hold one expert seed number,
+    drawn unevenly per stage; with data-parallel random init, (pp 0, dp 10)
+    and (pp 1, dp 0) hold one seed number for every state.  Keyed by (name,
+    seed) these ranks were taken for replicas and every save raised
+    StreamPositionError; keyed by origin, they save, and the same layout
+    continues every rank exactly."""
+    stages, again = jobs.run("stages", 4), jobs.run("stages_same", 4)
+    # the collisions are there: ranks 1 (pp 0, ep 1) and 2 (pp 1, ep 0)
+    assert stages[1]["expert_seed"] == stages[2]["expert_seed"]
+    assert stages[1]["random_init_seed"] == stages[2]["random_init_seed"]  # dp 10 x 10 meets pp 1 x 100
+    for r in range(4):
+        ok(stages[r], "save")
+        ok(stages[r], "save_random_init")
+        ok(again[r], "load")
+        ok(again[r], "load_random_init")
+        assert again[r]["fresh"]["load"] == () and again[r]["fresh"]["load_random_init"] == ()
+        assert again[r]["snapshots"]["loaded"] == stages[r]["snapshots"]["at_save"]
+        assert again[r]["snapshots"]["random_init_loaded"] == stages[r]["snapshots"]["random_init_at_save"]
+        assert draws_equal(again[r]["draws"]["after"], stages[r]["draws"]["after"])
+        assert draws_equal(again[r]["draws"]["random_init_after"], stages[r]["draws"]["random_init_after"])
+    # and the draws were uneven: the two expert streams sharing a seed stand at other offsets
+    with rngtrk.Tracker() as t:
+        t.load(stages[1]["snapshots"]["at_save"], any_rank=True)
+        at_1 = t.get_state("expert-parallel-rng")
+        t.load(stages[2]["snapshots"]["at_save"], any_rank=True)
+        at_2 = t.get_state("expert-parallel-rng")
+    assert at_1.seed == at_2.seed and at_1.offset != at_2.offset
+
+
+@needs_dcp
+def test_a_version_1_checkpoint_still_loads(fresh_torch_trackers, tmp_path):
+    """A table of the last release (version 1: named streams by (name,
+    seed), the generator by rank), as DCP holds it, continues every stream."""
+    m = fresh_torch_trackers
+    tracker = seeded(m, tp=1, ep=1, etp=1)
+    draw(tracker)
+    named, generator = tracker.tracker.get_states(), tracker.generator_state()
+    entries = [(0, name, 0, 1, rngtrk.PhiloxState.from_bytes(raw).seed, rngtrk.PhiloxState.from_bytes(raw).offset)
+               for name, raw in sorted(named.items(), key=lambda item: (item[0].encode(),))]
+    entries.append((1, None, 0, 1, generator.seed, generator.offset))
+    old = doc_encode(1, entries, version=1)
+    saved = tracker.state_dict()
+    expected = [draw(tracker) for _ in range(2)]
+    tracker = seeded(m, tp=1, ep=1, etp=1)
+    state = rdcp.RNGState()
+    state.load_state_dict({rdcp.STREAMS_KEY: old})
+    assert tracker.state_dict() == saved and state.fresh == ()
+    assert all(same_draws(e, draw(tracker)) for e in expected)
+

@@ -12,9 +12,10 @@ torch.distributed.checkpoint (DCP) checkpoint, and a resume on any layout
 Why not {"rng": tracker.state_dict()}: DCP writes a value that every rank
 holds under one key once, from one rank, so one rank's RNG comes back on
 every rank (or, with rngtrk's rank-aware bytes, is refused as another
-rank's).  RNGState keys what it saves by stream, not by rank: a named state
-is (name, seed), which data-parallel replicas share; the generator outside
-every fork is per rank.
+rank's).  RNGState keys what it saves by stream, not by rank, and a stream
+by what it is, not its seed number: its name, seed and stream origin (the
+seeding policy and the coordinates its seed depends on), which data-parallel
+replicas share (rngtrk.torch._dcp_streams).
 
 Why one DCP value: DCP's load asks each Stateful for its state_dict()
 before it reads the checkpoint's metadata, and its default planner fails
@@ -22,29 +23,30 @@ the whole load on a requested key the checkpoint lacks.  A rank of a new
 layout cannot know beforehand which streams the checkpoint holds, so every
 stream of the job goes into one value that every rank of every layout
 requests: the stream table (rngtrk.torch._dcp_table, documented in
-docs/checkpoint-format.md).  state_dict() builds it from one all_gather,
-after checking that the ranks holding a stream agree on its position, so
+docs/checkpoint-format.md).  state_dict() builds it from two fixed-width
+all_gathers, after checking that the ranks holding a stream agree on its position, so
 it is the same bytes on every rank and DCP's deduplication keeps one copy,
 whichever rank it picks.  load_state_dict() matches this rank's streams
-against it, decides with one more all_gather whether the load can go ahead
+against it, decides with two more all_gathers whether the load can go ahead
 on every rank, and only then changes the tracker.
 """
+import os
 import warnings
-from collections import namedtuple
 from collections.abc import Mapping
 
 import torch
 
 from ..errors import ForkOrderError, RngtrkError, UnavailableError, invalid
-from ..state import PhiloxState
-from ..tracker import Tracker
-from . import _dcp_table
-from ._dcp_table import KIND_GENERATOR, KIND_NAMED, Entry
+from . import _dcp_streams, _dcp_table
+from ._dcp_streams import PeerRankError, Stream, StreamPositionError  # noqa: F401  (this module's names)
 from ._tracker import CHECKPOINT_KEY, is_rngtrk_tracker
 
 STREAMS_KEY = "rngtrk_streams"  # the one key of RNGState.state_dict()
 ON_MISSING = ("raise", "fresh")
 MINIMUM_TORCH = "2.2"  # DCP's Stateful protocol (dcp.save and dcp.load call state_dict/load_state_dict)
+# The debug mode (RNGTRK_DEBUG=1 in the environment at import): each saved
+# table is decoded again and compared with what was meant (docs/pytorch.md).
+DEBUG = os.environ.get("RNGTRK_DEBUG", "") not in ("", "0")
 
 
 class DCPUnavailableError(UnavailableError, ImportError):
@@ -72,13 +74,6 @@ if _REASON is not None:
                               f"this torch is {torch.__version__} ({_REASON})")
 
 
-class StreamPositionError(RngtrkError, RuntimeError):
-    """dcp.save: ranks hold one stream (the same name and seed) at different
-    positions, so no position is the stream's.  Raised on every rank before
-    anything is written; the message names the stream, the positions and
-    the ranks."""
-
-
 class MissingStreamError(RngtrkError, RuntimeError):
     """dcp.load with on_missing="raise": streams this layout holds that the
     checkpoint lacks (a rank that did not exist when it was saved).  Raised
@@ -86,27 +81,8 @@ class MissingStreamError(RngtrkError, RuntimeError):
     tracker changes.  (RuntimeError: what DCP raises for a missing key.)"""
 
 
-class PeerRankError(RngtrkError, RuntimeError):
-    """Another rank could not save or load its streams: raised on the ranks
-    that could, so that every rank stops (the failing rank raises its own
-    error).  The message names the rank and its error."""
-
-
 class FreshStreamWarning(UserWarning):
     """on_missing="fresh": streams the checkpoint lacked started at offset 0."""
-
-
-class Stream(namedtuple("Stream", "name seed rank")):
-    """A stream as RNGState reports it: a named state (name, seed; rank
-    None) or a rank's generator outside every fork (name None, its seed,
-    the rank in the group that loads)."""
-
-    __slots__ = ()
-
-    def __str__(self):
-        if self.name is None:
-            return f"the generator of rank {self.rank} (seed {self.seed})"
-        return f"{self.name!r} (seed {self.seed})"
 
 
 class RNGState:
@@ -151,48 +127,39 @@ class RNGState:
 
     def state_dict(self):
         """{"rngtrk_streams": the stream table's bytes}: every stream of every
-        rank of the group.  A collective (one all_gather): DCP calls it on
-        every rank, on save and on load.  StreamPositionError on every rank
-        if ranks hold one stream at different positions; PeerRankError if
-        another rank could not read its tracker."""
-        rank, world_size = _rank_and_size(self.process_group)
-        mine = error = None
-        try:
-            named, generator, _ = _snapshot(self._current_tracker())
-            mine = ([(name, state.seed, state.offset) for name, state in named.items()],
-                    tuple(generator) if self.generator else None)
-        except Exception as e:  # reported to every rank first, then raised here
-            error = e
-        gathered = _all_gather((mine, _summary(error)), self.process_group, world_size)
-        _stop_if_any_failed(gathered, rank, error, "save")
-        data = _dcp_table.encode(_merge(world_size, [streams for streams, _ in gathered]))
+        rank of the group, each once, keyed by what it is.  A collective
+        (two fixed-width all_gathers): DCP calls it on every rank, on save
+        and on load.  StreamPositionError on every rank if ranks hold one
+        stream at different positions; PeerRankError if another rank could
+        not read its tracker."""
+        rank, world_size = _dcp_streams.rank_and_size(self.process_group)
+        gather = _dcp_streams.Collectives(self.process_group, world_size)
+        data = _dcp_streams.save_table(self._current_tracker, self.generator, gather, rank, check=DEBUG)
         self._returned = data
         return {STREAMS_KEY: data}
 
     def load_state_dict(self, state_dict):
         """Restores this rank's streams from the stream table DCP read: each
         one the checkpoint holds continues where it was; the others follow
-        on_missing.  A collective (one all_gather); on any error, on any
-        rank, every rank raises and no tracker changes."""
-        rank, world_size = _rank_and_size(self.process_group)
-        prepared = error = None
-        missing, unread = [], False
-        try:
+        on_missing.  A collective (two fixed-width all_gathers); on any
+        error, on any rank, every rank raises and no tracker changes."""
+        rank, world_size = _dcp_streams.rank_and_size(self.process_group)
+        gather = _dcp_streams.Collectives(self.process_group, world_size)
+        tracker = None
+
+        def prepare():
+            nonlocal tracker
             tracker = self._current_tracker()
             if tracker.tracker.fork_depth:
                 raise ForkOrderError("RNGState: a load is refused while a fork is open (the open fork would go on "
                                      "with a state the load replaced)")
             table = self._table_of(state_dict)
-            unread = table is None
             prepared, missing = self._prepare(tracker, table, rank)
-        except Exception as e:
-            error = e
-        gathered = _all_gather(([tuple(stream) for stream in missing], unread, _summary(error)),
-                               self.process_group, world_size)
-        _stop_if_any_failed([(None, failure) for _, _, failure in gathered], rank, error, "load")
-        everywhere = {r: [Stream(*s) for s in streams] for r, (streams, _, _) in enumerate(gathered) if streams}
+            return prepared, missing, table is None
+
+        prepared, missing, everywhere, unread_anywhere = _dcp_streams.agree_on_load(prepare, gather, rank)
         if everywhere and self.on_missing == "raise":
-            raise MissingStreamError(_missing_message(everywhere, any(u for _, u, _ in gathered)))
+            raise MissingStreamError(_missing_message(everywhere, unread_anywhere))
         tracker.load_state_dict({CHECKPOINT_KEY: prepared})
         self.fresh = tuple(missing)
         if missing:
@@ -231,127 +198,7 @@ class RNGState:
     def _prepare(self, tracker, table, rank):
         """(the tracker's checkpoint bytes with every stream at its new
         position, the streams the table lacks), changing nothing."""
-        named, generator, own = _snapshot(tracker)
-        saved = table.named() if table is not None else {}
-        if saved and not named:
-            raise invalid("RNGState: the tracker holds no named states, so no stream of the checkpoint is this "
-                          "rank's: seed it for this rank first (model_parallel_cuda_manual_seed with the new "
-                          "ranks), then load")
-        missing, states = [], {}
-        for name, state in named.items():
-            entry = saved.get((name, state.seed))
-            if entry is None:
-                missing.append(Stream(name, state.seed, None))
-            states[name] = PhiloxState(state.seed, entry.offset if entry is not None else 0)
-        if self.generator:
-            entry = table.generators().get(rank) if table is not None else None
-            if entry is None or entry.seed != generator.seed:  # another seed is another stream
-                missing.append(Stream(None, generator.seed, rank))
-                generator = PhiloxState(generator.seed, 0)
-            else:
-                generator = PhiloxState(generator.seed, entry.offset)
-        with Tracker() as copy:  # the tracker's own checkpoint, so its origin (its rank) stays
-            copy.load(own, any_rank=True)
-            copy.set_states(states)
-            copy.set_default(generator)
-            return copy.save(), missing
-
-
-# -- collectives and the table ------------------------------------------------------------
-
-def _rank_and_size(group):
-    import torch.distributed as dist
-    if not (dist.is_available() and dist.is_initialized()):
-        if group is not None:
-            raise invalid("RNGState: a process_group was given but torch.distributed is not initialized")
-        return 0, 1  # DCP's single-process mode
-    rank = dist.get_rank(group)
-    if rank < 0:
-        raise invalid("RNGState: this process is not in the process_group given")
-    return rank, dist.get_world_size(group)
-
-
-def _all_gather(obj, group, world_size):
-    import torch.distributed as dist
-    if not (dist.is_available() and dist.is_initialized()):
-        return [obj]
-    out = [None] * world_size
-    dist.all_gather_object(out, obj, group=group)
-    return out
-
-
-def _snapshot(tracker):
-    """({name: PhiloxState} in the tracker's order, the generator's state,
-    the tracker's checkpoint bytes), read through the tracker's own
-    state_dict() (which reads torch's CUDA generators first)."""
-    own = tracker.state_dict()[CHECKPOINT_KEY]
-    with Tracker() as copy:
-        copy.load(own, any_rank=True)
-        named = {name: PhiloxState.from_bytes(raw) for name, raw in copy.get_states().items()}
-        return named, copy.get_default(), own
-
-
-def _summary(error):
-    return None if error is None else f"{type(error).__name__}: {error}"
-
-
-def _stop_if_any_failed(gathered, rank, error, what):
-    """Raises on every rank when any rank failed: its own error on a failing
-    rank, PeerRankError naming the first failing rank on the others."""
-    if error is not None:
-        raise error
-    failed = [(r, failure) for r, (_, failure) in enumerate(gathered) if failure is not None]
-    if failed:
-        first, failure = failed[0]
-        more = f" (and {len(failed) - 1} more ranks)" if len(failed) > 1 else ""
-        raise PeerRankError(f"RNGState: rank {first}{more} could not {what} its streams, so no rank does: {failure}")
-
-
-def _merge(world_size, per_rank):
-    """The stream table of every rank's (named streams, generator)."""
-    positions = {}  # (name, seed) -> {offset: [ranks]}
-    entries = []
-    for rank, (named, generator) in enumerate(per_rank):
-        for name, seed, offset in named:
-            positions.setdefault((name, seed), {}).setdefault(offset, []).append(rank)
-        if generator is not None:
-            entries.append(Entry(KIND_GENERATOR, None, generator[0], generator[1], rank, 1))
-    disagreeing = {key: found for key, found in positions.items() if len(found) > 1}
-    if disagreeing:
-        raise StreamPositionError(_disagreement_message(disagreeing))
-    for (name, seed), found in positions.items():
-        (offset, ranks), = found.items()
-        entries.append(Entry(KIND_NAMED, name, seed, offset, min(ranks), len(ranks)))
-    return _dcp_table.canonical(world_size, entries)
-
-
-_LISTED = 10  # streams named in one message; the rest are counted
-
-
-def _ranks_text(ranks):
-    """"rank 3" or "ranks 0-3, 6"."""
-    ranks = sorted(ranks)
-    runs = []
-    start = previous = ranks[0]
-    for rank in ranks[1:]:
-        if rank != previous + 1:
-            runs.append((start, previous))
-            start = rank
-        previous = rank
-    runs.append((start, previous))
-    return (("rank " if len(ranks) == 1 else "ranks ")
-            + ", ".join(str(first) if first == last else f"{first}-{last}" for first, last in runs))
-
-
-def _disagreement_message(disagreeing):
-    lines = []
-    for (name, seed), found in sorted(disagreeing.items())[:_LISTED]:
-        where = "; ".join(f"offset {offset} on {_ranks_text(ranks)}" for offset, ranks in sorted(found.items()))
-        lines.append(f"  {Stream(name, seed, None)}: {where}")
-    if len(disagreeing) > _LISTED:
-        lines.append(f"  and {len(disagreeing) - _LISTED} more streams")
-    return ("RNGState: ranks hold one stream (the same name and seed) at different positions, so no position is the "
-            "stream's; nothing was written:\n" + "\n".join(lines))
+        return _dcp_streams.prepare(tracker, table, rank, self.generator)
 
 
 def _listing(streams):
@@ -363,10 +210,11 @@ def _missing_message(everywhere, unread):
     for rank, streams in everywhere.items():
         for stream in streams:
             by_stream.setdefault(stream, []).append(rank)
-    lines = [f"  {stream} on {_ranks_text(ranks)}"
-             for stream, ranks in sorted(by_stream.items(), key=lambda item: (min(item[1]), str(item[0])))[:_LISTED]]
-    if len(by_stream) > _LISTED:
-        lines.append(f"  and {len(by_stream) - _LISTED} more streams")
+    listed = _dcp_streams.LISTED
+    lines = [f"  {stream} on {_dcp_streams.ranks_text(ranks)}"
+             for stream, ranks in sorted(by_stream.items(), key=lambda item: (min(item[1]), str(item[0])))[:listed]]
+    if len(by_stream) > listed:
+        lines.append(f"  and {len(by_stream) - listed} more streams")
     why = (" (the checkpoint holds no rngtrk stream table under this key: dcp.load skipped it)" if unread else "")
     return (f"RNGState: the checkpoint lacks streams this layout holds{why}; nothing was changed:\n"
             + "\n".join(lines)
