@@ -23,6 +23,11 @@ replaced there too.  megatron.core.extensions.transformer_engine's
 TECudaRNGStatesTracker becomes a class that is rngtrk.torch.te's and a
 subclass of Megatron's (and so of TransformerEngine's).
 
+In megatron.training.initialize, _set_random_seed is wrapped
+(_megatron_stage_seed): Megatron's own runs, and the seeding inside it
+records the base seed and the rank's true pipeline and data-parallel ranks
+as the tracker's origin.
+
 uninstall() puts Megatron's classes and functions back; the process tracker
 stays in Megatron's globals, which rngtrk.torch.megatron keeps reading, so
 names bound while installed and Megatron's own still reach one tracker (a
@@ -33,6 +38,7 @@ import sys as _sys
 
 from ._install import Installer, ModulePatch, bridge as _bridge
 from ._megatron_forms import follow
+from ._megatron_stage_seed import wrap as _wrap_training_seed
 from ._tracker import is_rngtrk_tracker
 
 _m = None  # rngtrk.torch.megatron, what is installed: handed in by bind() (it imports this module)
@@ -45,6 +51,7 @@ def bind(megatron):
 RANDOM = "megatron.core.tensor_parallel.random"
 PACKAGE = "megatron.core.tensor_parallel"
 TE_EXTENSION = "megatron.core.extensions.transformer_engine"
+TRAINING = "megatron.training.initialize"
 
 # The functions of Megatron's random module that become ours.
 FUNCTIONS = (
@@ -139,6 +146,14 @@ def _te_extension_installed(module):
     _reclass(_m._home.get("_CUDA_RNG_STATE_TRACKER"))
 
 
+def _training_attributes(module):
+    """Megatron's training setup's _set_random_seed, wrapped (not replaced)."""
+    theirs = module.__dict__.get("_set_random_seed")
+    if not callable(theirs) or hasattr(theirs, "__rngtrk_wrapped__"):
+        return {}
+    return {"_set_random_seed": _wrap_training_seed(theirs)}
+
+
 def _installer_random_originals():
     return INSTALLER.originals(RANDOM)
 
@@ -147,6 +162,7 @@ INSTALLER = Installer([
     ModulePatch(RANDOM, _random_attributes, after=_random_installed, before_undo=_random_uninstalling),
     ModulePatch(PACKAGE, _package_attributes),
     ModulePatch(TE_EXTENSION, _te_extension_attributes, after=_te_extension_installed),
+    ModulePatch(TRAINING, _training_attributes),
 ])
 
 

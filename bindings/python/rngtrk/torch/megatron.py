@@ -34,6 +34,7 @@ from ._generators import (
 from . import _megatron_checkpoint, _megatron_install
 from ._megatron_checkpoint import CheckpointWithoutOutput, CheckpointWithoutOutputManager, checkpoint
 from ._megatron_forms import MegatronFormError
+from ._megatron_stage_seed import training_seed
 from ._megatron_install import install, installed, uninstall
 from ._kept_values import NotAStateError
 from ._tracker import (
@@ -355,15 +356,19 @@ def model_parallel_cuda_manual_seed(seed, te_rng_tracker=False, inference_rng_tr
         coords["gtp_remat"] = 0  # the axis is off: Megatron ignores its rank
     if coords["egtp_remat_size"] <= 1:
         coords["egtp_remat"] = 0
+    # Inside Megatron's training setup under install(), the base seed and the
+    # true pp and dp behind `seed` (the same states, a truer origin).
+    base, stage = training_seed(seed)
+    coords.update(stage)
     seeded = Tracker()
-    seeded.seed_rank("megatron", seed, **coords)  # the policy's checks, before anything changes
+    seeded.seed_rank("megatron", base, **coords)  # the policy's checks, before anything changes
     initialize_rng_tracker(te_rng_tracker, inference_rng_tracker, use_cudagraphable_rng, force_reset=force_reset_rng)
     tracker = _home["_CUDA_RNG_STATE_TRACKER"]
     tracker.reset()
     if cuda_ready():
         torch.cuda.manual_seed(seed)
     if is_rngtrk_tracker(tracker) and not tracker.is_inference_rng_tracker:
-        tracker.seed_rank("megatron", seed, **coords)
+        tracker.seed_rank("megatron", base, **coords)
     else:
         for name, raw in seeded.get_states().items():  # a foreign tracker, or add() doing nothing
             tracker.add(name, PhiloxState.from_bytes(raw).seed)
