@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # rngtrk — top-level Makefile.  `make help` prints this list.
 #   make all           (or just make) the shared and static library, rngtrk.pc and the rngtrk command, in build/
 #   make lib           the libraries and rngtrk.pc only

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `make bench`: Google Benchmark figures and their ratios to in-run references.
 BENCH := $(BUILD)/bench/bench_rngtrk
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """`make bench-dcp`: what rngtrk.torch.dcp.RNGState costs one rank of a W-rank
 job, for W = 1k, 4k and 16k, simulated in one process (issue 34).  Not a
 test: nothing here asserts; the figures are printed with their targets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // make bench-gpu: device GB/s of rngtrk's CUDA sampling next to references
 // measured in the same run: the device's write-only rate (cudaMemset), its
 // copy rate, the Philox bound (the library's philox4x32_10 alone, one block

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """make bench-gpu, the PyTorch part: torch.rand, Tensor.uniform_,
 torch.randn (f32, bf16, f16) and torch.nn.functional.dropout on the
 device, measured right after bench_gpu (same `make bench-gpu`, same device,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """`make bench-python`: what the Python binding costs per call.
 
 Each rngtrk figure is printed next to a reference measured in the same run:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rngtrk benchmarks.  Each figure is reported beside a reference measured in
 // the same run (bench/ratios.py prints the ratios):
 //   fork + advance + restore   vs  a dictionary tracker in the style of

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """`make bench-torch`: rngtrk.torch next to torch's own ops, in the same run
 on the same torch and device, as ratios with their targets (issue 33).
 Not a test: nothing here asserts; every figure is printed with what it is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """What a training step feels of the RNG tracker (issue 33, item 4), on a GPU.
 
 A GPT-like stack (12 layers, hidden 1024, 16 heads, sequence 1024, batch

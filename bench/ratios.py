@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Prints rngtrk's benchmark figures as ratios against the references
 measured in the same run (reads Google Benchmark's JSON output)."""
 import json

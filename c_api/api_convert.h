@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Conversions between the C ABI's plain structs and the core's value types.
 #pragma once
 

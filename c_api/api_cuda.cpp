@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA entry points of the C ABI: the same checks as the CPU ones, then
 // the CUDA backend (cuda/cuda_backend.cu, or cuda_unavailable.cpp).
 #include <string>

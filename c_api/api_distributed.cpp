@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The distributed-training entry points of the C ABI.
 #include <string>
 #include <vector>

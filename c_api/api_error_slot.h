@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A tracker's copy of the message of the last failed call given it, which
 // rngtrk_tracker_last_error reads from any thread: the thread-local
 // message is out of reach of callers whose calls run on pooled threads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status strings, the thread-local last-error message, and the version.
 #include <cstring>
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The state codec, the raw Philox function and stream generation.
 #include "../core/philox.h"
 #include "../core/state_codec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Hands text to the caller as rngtrk_tracker_save hands bytes: dst = NULL,
 // capacity = 0 is a size query; otherwise the text and its NUL when they
 // fit, else RNGTRK_E_BUFFER_TOO_SMALL.  *out_len gets the length without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The boundary between the C ABI and the C++ core: every exported function
 // runs its body through guarded(), which turns any exception into a status
 // code plus a thread-local message (and, for a call given a tracker, the

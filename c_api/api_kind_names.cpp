@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The names of layouts, distributions and dtypes: the C API's view of the
 // core's tables (core/layouts.h, core/sample_kinds.h).  Every tool and
 // binding lists and parses kinds through these, so none keeps a list.

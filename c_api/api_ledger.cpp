@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reservation ledger's entry points of the C ABI (docs/ledger.md).
 #include <algorithm>
 #include <cstring>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Looking a kind up by its name, for every *_from_name function of the C
 // ABI: one rule for NULL, for overlong strings (never read past a bound) and
 // for the message, which lists the names there are.

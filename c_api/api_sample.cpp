@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sampling entry points of the C ABI: check the whole request, then (for
 // the tracker calls) advance, then generate, which cannot fail any more.
 #include <cstdint>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // What every sampling entry point checks before anything runs or any tracker
 // moves, in one order: the state, the spec, the range or box with its
 // buffers, and the counters the layout reaches (layouts.h's limits).  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The C API's rngtrk_sample_spec: reading the caller's growable struct into
 // the core's spec fields, and filling one with its defaults.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tracker functions of the C ABI: argument checks, then the core.
 #include <new>
 #include <cstring>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The object behind the opaque rngtrk_tracker handle, shared by the C
 // layer's tracker and sampling entry points.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The growable structs of the C ABI (docs/abi.md).  Each starts with
 // uint32_t struct_size: the size the caller compiled.  The library writes
 // only the caller's bytes, reads only the caller's bytes, gives fields the

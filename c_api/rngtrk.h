@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file rngtrk.h
  * The public C interface of librngtrk.

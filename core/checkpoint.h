@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Checkpoint bytes: a versioned, self-describing little-endian encoding of a
 // tracker's default and named states.  docs/checkpoint-format.md is the
 // byte-by-byte description; this file is its reference implementation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Checkpoint files, written crash-safely (temporary file, fsync, rename,
 // fsync of the folder) and read header first.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A checkpoint described without a tracker, as the one line of canonical
 // JSON every rngtrk tool prints (docs/cli.md).
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // "1 byte", "2 bytes": a count and its noun, as every message that counts
 // something writes it.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // CRC-32 as in zlib, PNG and Ethernet (reflected polynomial 0xEDB88320,
 // initial value and final xor 0xFFFFFFFF), so Python's zlib.crc32 and any
 // other language can check a checkpoint without this library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The CUDA side of the library, as the C layer sees it.  Implemented by
 // cuda/cuda_backend.cu when the build has nvcc, else by
 // cuda/cuda_unavailable.cpp, whose every function says why not.

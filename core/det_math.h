@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Deterministic math for the distributions: natural log, square root,
 // sin/cos of 2*pi*v, Box-Muller and the half-precision roundings, written
 // with nothing but +, -, *, comparisons, selects and exact bit

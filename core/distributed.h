@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Distributed training helpers (docs/distributed.md): key derivation
 // (fold_in), PyTorch DTensor's RNG offsets, the local box of a sharded
 // tensor, and a digest of a tracker for desync checks.  The seeding policies

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // One element from its Philox words, for every layout and distribution:
 // the single definition that the CPU engines (sample_engine.inc) loop over
 // and the CUDA kernels (cuda/) call per thread.  Formulas: docs/streams.md.

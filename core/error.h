@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The one exception type the core throws.  It carries the status code so
 // the C layer can convert it without a table; no exception crosses that layer.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // RNGTRK_HD marks the functions shared by the CPU engines and the CUDA
 // kernels (Philox, the uniform transforms, the deterministic math): one
 // definition, compiled for both.  Host-only compilers see nothing.

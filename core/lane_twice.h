@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Twice<V>: two values of a lane type V (det_math.h, simd_lanes.h) as one
 // lane type, every operation applied to both.  The normal transform runs
 // its two Box-Muller pairs per Philox block as one Twice: the functions'

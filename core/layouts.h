@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The layout table: every stream layout rngtrk knows, in one place (the
 // code form of docs/streams.md's table).  Per layout: its name, how its
 // elements walk the Philox stream (the counter of element g and its unit,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The ledger: an opt-in record of every reservation a tracker hands out
 // (which state, seed, offset range [begin, end), sequence number), which
 // catches the two silent RNG bugs of training (docs/ledger.md):

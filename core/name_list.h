@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // "a, b or c": the names of a kind whose values are numbered from 0 without
 // gaps (name(v) gives nullptr past the last), for the messages that refuse
 // an unknown value or name.  One spelling for every such message.

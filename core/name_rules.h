@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // What makes a valid state name: 1 to 255 bytes of well-formed UTF-8 with no
 // NUL.  One rule for add, set_states and checkpoint loading.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The normal transform of the CPU engines (sample_engine.inc): whole
 // Philox blocks to elements, S::kBlocks blocks at a time.  S is a lane set:
 // ScalarLanes below (one block), simd::Avx2Lanes (8) or simd::Avx512Lanes

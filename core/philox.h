@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Philox4x32-10 (Salmon, Moraes, Dror, Shaw: "Parallel random numbers: as easy
 // as 1, 2, 3", SC'11).  This is the only definition of the round in the
 // library; the stream code and any SIMD or CUDA path call it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Philox4x32-10 on many blocks at once with x86 SIMD intrinsics, for the
 // AVX2 and AVX-512 engines.  Lane l of x0..x3 holds word 0..3 of block l;
 // each round is the scalar round of philox.h (same constants), done with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // A Philox4x32-10 state as a plain value: the key seed and the offset in
 // 32-bit outputs.  The 16-byte codec lives in state_codec.h.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Checked sampling requests: 1-D ranges and n-d slices, of samples or of
 // dropout (a request whose spec is a dropout spec, with its input), on the
 // CPU path chosen at load time (sample_engines.h).  Every function checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sampling engine built for AVX2 (compiled with -mavx2; run only where
 // cpuid says AVX2 is there).
 #define RNGTRK_ENGINE_NS engine_avx2

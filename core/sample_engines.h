@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The three builds of sample_engine.inc (scalar, AVX2, AVX-512) and the
 // choice among them (cpu_dispatch.cpp).
 #pragma once

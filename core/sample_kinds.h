@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The kinds of a sample spec, as the C++ core and the CUDA kernels name
 // them, with the names and sizes every tool and binding reads through the C
 // API (rngtrk_distribution_name, rngtrk_dtype_name, rngtrk_dtype_size).  The

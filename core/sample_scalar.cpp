@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sampling engine for any x86-64 (or other) CPU: one Philox block at a
 // time; normal on portable 128-bit lanes (vec_lanes.h: SSE2, or NEON on
 // aarch64), in groups of 8 blocks.

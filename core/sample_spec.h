@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // What to sample: the checked form of rngtrk_sample_spec, element sizes,
 // the torch-eager-cuda launch shape, and how far a draw moves the offset.
 // The formulas are in docs/streams.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The seeding policies (docs/distributed.md), every rule about them in one
 // place: their names, their flags and which policy reads which, the rank
 // coordinates their seeds depend on, what a valid request is, the formulas,

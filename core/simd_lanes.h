@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // SIMD lane types for det_math.h's templates, and the block-group loads and
 // stores the normal transform needs (normal_groups.h): AVX2 (8 floats or 4
 // doubles per vector) and AVX-512 (16 or 8).  Each type offers what the

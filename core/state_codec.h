@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The 16-byte state: seed (u64 little-endian) then offset (u64 LE), the byte
 // layout of torch.cuda.get_rng_state().  Little-endian helpers are shared
 // with the checkpoint codec so the byte order is written down once.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The named states of a tracker, in insertion order, with the indexes that
 // keep their invariants cheap to check: names are valid and distinct, seeds
 // are distinct, offsets are multiples of 4.  Every change either completes or

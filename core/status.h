@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The core's status codes, apart from the public header (as zstd keeps
 // zstd_errors.h apart from zstd.h): the core builds without the C API.  The
 // values are rngtrk.h's rngtrk_status; c_api/api_errors.cpp asserts that

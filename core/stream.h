@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The stream of a Philox state: element g is word g%4 of the block
 // offset/4 + g/4 (see rngtrk.h and README.md).  Generation is a pure function
 // of (seed, offset, g), so any slice equals the same slice of the whole.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The tracker: a default state, a table of named states, and a stack of open
 // forks.  The TransformerEngine / Megatron-LM CudaRNGStatesTracker semantics,
 // with their defects fixed (a failed add burns nothing; reset and load cannot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Uniform floats from Philox words: the one definition used by the scalar
 // transforms (sample_engine.inc), the fused SIMD kernels (philox_simd.h),
 // the normal transform on every path (elements.h, normal_groups.h) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // UTF-8 (RFC 3629) in one place: state names must be well-formed, and the C
 // layer makes every error message well-formed (c_api/api_errors.cpp).
 #pragma once

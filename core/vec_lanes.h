@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Portable 128-bit lane types for det_math.h's templates (4 floats or 2
 // doubles), written with the vector extensions GCC and Clang share
 // (vector_size, __builtin_convertvector): the baseline engine's normal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The CUDA kernels: thin __global__ wrappers around the host+device bodies of
 // kernel_bodies.h, launched with the geometry of launch_geometry.h.  The
 // bodies compute every element with the CPU engines' own functions

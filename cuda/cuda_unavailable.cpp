@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA entry points of a library built without CUDA (make CUDA=0, or no
 // nvcc): every one reports Status::unavailable and says why.
 #include "cuda_backend.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // The bodies of the CUDA kernels, as host+device functions of the thread's
 // position in the launch grid.  cuda_backend.cu's __global__ functions only
 // call them with (blockIdx.x, threadIdx.x, gridDim.x, blockDim.x); the host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // How the CUDA backend shapes its launches, apart from the CUDA runtime so
 // that the host tests can run it: the grid size, and the arguments of each
 // kernel body (kernel_bodies.h) for a checked request.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rngtrk_device.cuh: rngtrk's bits inside your own CUDA kernels.
  *

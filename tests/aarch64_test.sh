@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make test-aarch64, the run: the aarch64 build's C API tests under
 # qemu-aarch64, then the aarch64 rngtrk command on every shared sample
 # vector and golden checkpoint (the x86-64 bits, written by the Python

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The ABI gate itself (tools/abi_check.sh, docs/abi.md), on a tiny library
 # built in four versions: against a baseline of the first, a new function
 # passes, while two struct fields swapped, a function removed and an enum

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The shared object exports the C ABI and nothing else: every defined
 # dynamic symbol starts with rngtrk_ — the version nodes' own symbols
 # (rngtrk_0.1) included — every function carries a version node rngtrk_N.M

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # rngtrk seeds and rngtrk dtensor-offsets.
 set -u
 cli=$1

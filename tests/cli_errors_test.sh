@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The rngtrk command's error manners: for each subcommand, a misspelled
 # option, a missing value, negative and too-large numbers, a wrong dtype for
 # the distribution, an unknown subcommand, and corrupt, empty and directory

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # rngtrk inspect on damaged and hostile files: empty, truncated, 1 GiB of
 # zeros (sparse), random bytes, random bytes behind a valid magic, a folder.
 # Each gives exactly one line on stderr and exit 1, within 256 MiB of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # rngtrk sample: every line of tests/vectors/sample_vectors.txt, printed with
 # --bits, equals the vector's hex values; decimal printing and errors.
 set -u

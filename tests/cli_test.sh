@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The rngtrk command: inspect prints each golden checkpoint as its canonical
 # JSON; damaged or foreign files give one line on stderr and a non-zero exit.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # clone_checkout.sh DEST: a clone of this repository at DEST as a user would
 # get it, with this working tree's uncommitted changes and untracked files
 # (not the ignored ones) carried over, so that a test of "a new user's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Holds bindings/coverage.txt to the library and to both bindings.
 
     coverage_test.py LIBRARY RUST_LIB_DIR

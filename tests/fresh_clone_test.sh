@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # A new user's first two minutes, in a fresh clone of this repository (with
 # this working tree's uncommitted changes carried over): plain `make`
 # builds the library, its soname link, the static library, rngtrk.pc, the

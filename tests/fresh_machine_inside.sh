@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Run by tests/fresh_machine_test.sh inside the new machine, as root in the
 # clone: the README's commands as a new user types them, each bounded in
 # time.  Prints "test-fresh: ok" when every step passed.

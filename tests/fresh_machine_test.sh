@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `make test-fresh [SUITE=...]`: a new user on a new machine.
 #   tests/fresh_machine_test.sh [SUITE]    bookworm, trixie, sid, ...; default: this machine's release
 # A minimal Debian of that release (from the archive this machine uses;

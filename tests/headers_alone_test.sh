@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Every header of core/, c_api/ and cuda/ compiled alone, as the first line
 # of an empty C++17 file, with the project's warning set (the Makefile's
 # WARNINGS line) and -Werror: a header that uses something it does not

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tools/install-deps.sh where packages cannot be installed, with stand-ins
 # for dpkg-query (every package missing) and apt-get (the network down)
 # first on PATH, so nothing on this machine changes:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `make install DESTDIR=tmp`, then build a C99 program with nothing but
 # `pkg-config --cflags --libs rngtrk` (shared) and `--static` (static archive),
 # with the staging folder as PKG_CONFIG_SYSROOT_DIR, and with CMake's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # `make help` lists every target a user can ask for: each rule named in a
 # .PHONY line of the Makefile or a makefile it includes, bar the internal
 # ones below (the sub-makes of targets that install their packages first),

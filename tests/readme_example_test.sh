@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Extracts the C program between the MARKER:begin and MARKER:end comments of
 # FILE (default: README.md, readme-example), builds it against build/ and
 # runs it: the documentation's C examples cannot rot.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The documentation's Rust programs are the crate's examples, word for word,
 # and run (cargo test has built them): README.md's is examples/readme.rs,
 # docs/rust.md's is examples/tour.rs.

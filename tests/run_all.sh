@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs every test suite (called by `make test` after the build) and ends with
 # one line "rngtrk: N passed, N failed, N skipped".  GoogleTest suites count
 # their tests; each script check counts as one test.
@@ -100,6 +101,7 @@ if [ "$mode" = check ]; then
     [ $failed -eq 0 ]
     exit
 fi
+check "licence: LICENSE is Apache-2.0, the manifests declare it, every source file has its SPDX line" "$top/tests/spdx_test.sh"
 check "shared vectors are up to date" "$python" "$top/tests/vectors/generate.py" --check
 check "header alone, C99 -pedantic -Werror" $cc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only \
     -I"$top/c_api" "$top/tests/c/header_alone.c"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The Rust example `inspect` prints what the C `rngtrk inspect` prints, byte
 # for byte, on every checkpoint, valid or not: stdout, stderr and exit code.
 set -u

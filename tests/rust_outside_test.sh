@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Rust outside this checkout: rngtrk installed with `make install` into a
 # prefix, then
 #   1. a crate of its own, outside the repository, that depends on the

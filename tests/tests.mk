@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Test binaries (included by the top-level Makefile).  `make test` builds
 # them, then tests/run_all.sh runs every suite.
 TEST_BUILD := $(BUILD)/tests

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # The ABI gate (docs/abi.md): compares a freshly built librngtrk.so with the
 # committed baseline (abidw's XML) and fails on any change that breaks a
 # program built against the baseline: a removed or renamed symbol, a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Writes the installed, single-file rngtrk_device.cuh: cuda/rngtrk_device.cuh
 # with each core header it includes pasted in, in order (their own
 # #include "..." lines and #pragma once dropped; system includes kept).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make bench's sampling cases against two builds of librngtrk, one after the
 # other on each CPU path, in the same session: this tree's bench binary
 # (public C API only) run with the base library first (LD_LIBRARY_PATH),

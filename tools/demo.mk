@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `make demo`: the simulated training loop in C (tools/demo_training_loop.c),
 # then its Python part (tools/demo_resume.py) and its Rust part
 # (bindings/rust/examples/demo_resume.rs) resume C's checkpoint, then the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The Python part of `make demo`: resume the C demo's training run.
 
 tools/demo_training_loop.c saved its tracker after step K and kept the

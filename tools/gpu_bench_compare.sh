@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The CUDA kernels before and after a change, on the same card, in one run
 # (issue 30): builds this tree's library and bench_gpu, builds the library
 # of BASE next to it, links this tree's bench/bench_gpu.cu (public C API

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Fills .device/ (ignored by git) with what tools/gpu_proof.sh takes from
 # there on a GPU machine that has no package access: GoogleTest's headers and
 # static libraries (Debian's libgtest-dev, x86-64), and cffi for that

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The GPU proof (docs/cuda.md): on a machine with an NVIDIA GPU, build with
 # the repository's Makefile, run the device tests (plain, under
 # compute-sanitizer memcheck and racecheck), the PyTorch interop tests and

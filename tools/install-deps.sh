@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Installs the Debian packages a part of rngtrk needs, when they are missing.
 #
 #   tools/install-deps.sh PART...

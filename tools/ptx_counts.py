@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Instruction counts of the normal kernels, for a source tree, without a GPU.
 
     tools/ptx_counts.py [TREE] [--arch sm_90]

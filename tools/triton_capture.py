@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Captures what Triton's random functions return on a GPU, as test vectors
 for rngtrk's `triton` layout (docs/streams.md), which the CPU tests compare
 against where there is no GPU.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Runs the Rust crate's integration and unit test binaries under valgrind
 # (make test-valgrind-rust): no invalid access, and no leak of a tracker,
 # a fork guard or an error, including guards dropped during a panic.

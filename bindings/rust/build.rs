@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The safe crate's tests and examples run from build/ without
 //! LD_LIBRARY_PATH: the folder rngtrk-sys linked librngtrk from (its
 //! `links = "rngtrk"` metadata, DEP_RNGTRK_LIB_DIR) goes into their run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Helpers shared by the C API tests: RAII for trackers, snapshots that
 // capture everything observable about a tracker (to prove a failed call
 // changed nothing), the shared vector files, and canonical JSON.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The growable structs of the ABI (docs/abi.md): callers compiled against
 // an older header (a shorter struct) or a newer one (a longer struct) are
 // served, and nothing outside the caller's struct is touched.  Each struct

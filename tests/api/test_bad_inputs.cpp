@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bad-input matrix of docs/errors.md through the C API: every row
 // returns its documented status, says why, and changes nothing.
 #include "support.h"

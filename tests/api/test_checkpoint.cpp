@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Checkpoint bytes through the C API: the golden files written by the
 // independent Python encoder, the invalid files, byte-for-byte round trips,
 // and damage at every position leaving the tracker as it was.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA entry points where no GPU can run them (this machine, or a
 // library built with CUDA=0): arguments are checked first, then
 // RNGTRK_E_UNAVAILABLE with the reason.  tests/cuda/ has the device tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cuRAND's host Philox generator (runs on the CPU, no GPU needed) as an
 // independent oracle.  In CURAND_ORDERING_PSEUDO_LEGACY order, output
 // 4*65536*j + 4*s + i is word i of block j of subsequence s, and the host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Distributed helpers through the C API: seeding policies (exact upstream
 // formulas, and collisions), fold_in, DTensor offsets against a table worked
 // out by hand from PyTorch's torch/distributed/tensor/_random.py, local

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rngtrk_dropout and rngtrk_dropout_slice (f32, f16 and bf16 data) through
 // the C API, against an oracle written here: the keep flag of element g is
 // element g of rngtrk_sample's BERNOULLI u8 mask of the same spec, and

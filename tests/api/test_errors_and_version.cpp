@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Status strings, the thread-local last error, the version, and trackers
 // used from several threads at once.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The names of layouts, distributions and dtypes come from the library
 // (core/layouts.h, core/sample_kinds.h) through the C API: every tool and
 // binding lists and parses them with these functions.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The reservation ledger: reuse caught (or recorded), recomputation proven to
 // replay the forward exactly, the planted bugs of issue 17 each caught with
 // the right status, a correct recomputation over nested forks and many steps

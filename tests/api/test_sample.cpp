@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rngtrk_sample and friends through the C API: the shared vectors (from the
 // independent Python reference), a second reference written here from the
 // formulas of docs/streams.md with Random123's Philox, slices against cuts of

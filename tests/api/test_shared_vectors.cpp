@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library against tests/vectors/rngtrk_vectors.txt, written by the
 // independent Python implementation in tests/vectors/generate.py.
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream semantics through the C API: slice invariance, the offset rule,
 // the float transform, and every error path.
 #include <cmath>

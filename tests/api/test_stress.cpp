@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Threads: many threads each driving their own tracker while others
 // generate concurrently and read a shared tracker (make test-tsan runs this
 // under ThreadSanitizer).

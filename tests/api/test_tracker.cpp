@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tracker semantics through the C API.  Every failing call is checked to
 // leave the tracker exactly as it was (Snapshot covers checkpoint bytes,
 // active state and fork depth).

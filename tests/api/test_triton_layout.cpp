@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The triton layout against Triton itself: tests/vectors/triton_captured.txt
 // holds what tl.randint, tl.rand, tl.randn and tl.randint4x returned on an
 // H100 (Triton 3.6.0; tools/triton_capture.py) for random seeds and for

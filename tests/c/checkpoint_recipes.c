@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Recipe replay (see checkpoint_recipes.h; format in tests/vectors/README.md). */
 #include "checkpoint_recipes.h"
 

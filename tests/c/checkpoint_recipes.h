@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Replays a tracker recipe from tests/vectors/checkpoints/recipes.txt
  * through the public C API.  Used by the C API tests and by run_recipe,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * crash_safe_test — a child saves two different checkpoints to one file in
  * a loop (rngtrk_tracker_save_file); the parent kills it with SIGKILL at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The installed rngtrk_device.cuh, compiled as host C++: its layout and
 // element functions give rngtrk_sample's bits for every layout and
 // distribution (the GPU test does the same on the device).

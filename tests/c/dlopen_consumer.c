@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Loads librngtrk.so.MAJOR with dlopen, as cffi and other FFIs do, resolves
  * the C ABI by name and uses it. */
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The public header compiles alone, first, with strict warnings (C99 and C++). */
 #include "rngtrk.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A C99 user of the installed library: built with the flags that
  * `pkg-config --cflags --libs rngtrk` gives for a temporary install, it runs
  * the tracker's main job and checks the results against the stream. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run_recipe RECIPES_FILE NAME OUT_FILE — replays one recipe on a new
  * tracker through the C API and writes the checkpoint it saves.  The other

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CRC-32 check values and the UTF-8 name rules.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CUDA kernels' bodies (cuda/kernel_bodies.h) run on the host over every
 // block and thread of the grids the backend launches (cuda/launch_geometry.h),
 // and give the CPU engines' bits: every layout, distribution and dtype, odd

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Philox4x32-10 and the stream against Random123, the reference
 // implementation by the algorithm's authors (Debian librandom123-dev, and
 // its known-answer file from librandom123-doc).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The three sampling engines (scalar, AVX2, AVX-512) give the same bits for
 // every layout, distribution and dtype, on odd lengths and unaligned starts;
 // the SIMD normal transform (normal_groups.h) in particular, over ranges,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Random draw requests for the cross-language test (tests/cross_language/run.py).
 
     cases.py [--cases N] [--seed S]      prints N cases, one per line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The C driver of the cross-language draw test (tests/cross_language/run.py):
  * draws each case of a case file (the format: cases.py) through the public C
  * API and prints one result line per case.  C99, the public header only.

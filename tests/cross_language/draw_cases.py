@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The Python driver of the cross-language draw test: each case of a case
 file (format: cases.py) drawn through the public Python API (rngtrk.sample,
 rngtrk.sample_slice, rngtrk.dropout, rngtrk.dropout_slice, rngtrk.Tracker),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The same draws in C, Python and Rust, byte for byte.
 
     run.py C_DRIVER RUST_DRIVER [--cases N] [--seed S] [--case K] [--keep DIR]

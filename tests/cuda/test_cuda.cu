@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // Device tests (make test-gpu; make test runs them and they skip, saying
 // why, without a GPU): every layout, distribution and dtype on the device
 // equals the CPU; slices and dropout too (f32, f16 and bf16 data, ranges

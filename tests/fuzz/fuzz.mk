@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `make fuzz FUZZ_SECONDS=N`: libFuzzer harnesses against the library rebuilt
 # with clang + ASan + UBSan + coverage in build/fuzz: this release's clang
 # (Debian's clang and libclang-rt-dev, installed first).

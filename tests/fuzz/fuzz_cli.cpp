@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: the rngtrk command's argument parsing.  The input is split at
 // NUL bytes into arguments; the command must return 0, 1 or 2, never crash.
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: rngtrk_tracker_load on arbitrary bytes.  A failed load must
 // leave the tracker byte-identical; a successful one must save canonical
 // bytes that load again to the same states.

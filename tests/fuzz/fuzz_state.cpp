@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer: the 16-byte state codec round-trips every input, and the
 // stream functions take any decoded state without crashing.
 #include <cstdint>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `make test-mpi`: the MPI programs (tests/mpi/), built with Open MPI's mpicc
 # (installed first, with mpi4py, through tools/install-deps.sh).
 MPICC ?= mpicc

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mpi_training — rngtrk on a real multi-process engine (Open MPI).
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make test-mpi (also part of make test and make demo): rngtrk on Open MPI.
 # 8 ranks as tp=2 x pp=2 x dp=2 train and save; 4 ranks as tp=4 resume from
 # those checkpoints; then the Python (mpi4py) example on 4 ranks.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The GPU check of rngtrk.torch.dcp (docs/pytorch.md, "Distributed
 checkpoints (DCP)"): torch's own CUDA generator and every named stream
 through torch.distributed.checkpoint, on one GPU that the ranks share (gloo).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """On 4 ranks (gloo, CPU; torch >= 2.4): rngtrk.torch.dtensor.distribute_rand
 and distribute_randn build DTensors whose full_tensor() equals the
 unsharded rand/randn with the same state, on 1-d and 2-d meshes with every

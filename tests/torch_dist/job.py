@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A small tensor- and data-parallel training job on torch.distributed
 (gloo, CPU), run by tests/torch_dist/run.sh under torch.distributed.run.
 

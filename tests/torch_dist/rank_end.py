@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """How every rank of the torch.distributed jobs here ends: past its last
 barrier, with its output flushed, and without tearing its gloo process
 groups down.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # make test-torch-dist: the torch.distributed job of tests/torch_dist/job.py,
 # trained on 4 ranks (tp=2 x dp=2, gloo) and resumed on 2 (tp=2 x dp=1).
 # Skips, saying why, only when PyTorch is missing (tools/install-deps.sh

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A transformer layer's random work under torch.compile, forked by
 Megatron-LM's own CudaRNGStatesTracker and by rngtrk.torch.megatron's, on
 the same torch and GPU (docs/pytorch.md, "torch.compile"):

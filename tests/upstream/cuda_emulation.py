@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A CPU stand-in for torch's default CUDA generator (ours, not PyTorch's
 code), so that upstream RNG tests whose CUDA use is only the generator's
 state can run on CPU-only torch.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pytest plugin of run_megatron_tests.py: prepares the imports of
 Megatron-LM's tests/unit_tests/tensor_parallel/test_random.py before pytest
 collects it.  RNGTRK_MEGATRON_MODE says what the test's names are:

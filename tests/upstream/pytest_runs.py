@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the upstream-test runners share: running pytest on an upstream test
 file and reading its outcome."""
 import os

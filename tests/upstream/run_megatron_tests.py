@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs Megatron-LM's own RNG tests (tests/unit_tests/tensor_parallel/
 test_random.py, from a checkout outside this project) against Megatron's
 random.py, against it with rngtrk.torch.megatron.install(), and against

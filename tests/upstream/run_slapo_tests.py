@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs slapo's own RNG tests (tests/test_random.py, from a checkout outside
 this project) against slapo's random.py and against it with
 rngtrk.torch.slapo.install(); prints one count line per mode.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pytest plugin of run_slapo_tests.py: prepares the imports of slapo's
 tests/test_random.py before pytest collects it.  RNGTRK_SLAPO_MODE says
 what the test's names are:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Generates rngtrk's shared test vectors (read by the C, Python and Rust tests).
 
 This is a second, independent implementation of Philox4x32-10, the stream,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A second implementation of rngtrk's sampling (docs/streams.md), element by
 element, in plain Python, for the shared vectors.  It follows the formulas,
 not the C++ code: one element at a time, no batches, no SIMD.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The rngtrk command's shared pieces: how a subcommand reports errors, and
  * the option parser every subcommand uses.  Only the public C API is used.

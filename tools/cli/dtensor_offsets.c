@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rngtrk dtensor-offsets: PyTorch DTensor's RNG offsets for one rank. */
 #include <inttypes.h>
 #include <stdlib.h>

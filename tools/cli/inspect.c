@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rngtrk inspect FILE: a checkpoint as one line of canonical JSON.
  *
  * The library writes the JSON (rngtrk_checkpoint_file_json), so this tool,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rngtrk — the command-line tool.  Uses only the public C API.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Errors and option parsing shared by the rngtrk subcommands (cli.h). */
 #include <errno.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rngtrk sample: sampled values, one per line, streamed in bounded memory. */
 #include <inttypes.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rngtrk seeds: every rank's seeds under a seeding policy; --check finds
  * seeds that two different streams would share. */
 #include <inttypes.h>

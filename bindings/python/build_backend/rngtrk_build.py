@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A PEP 517 build backend for the rngtrk Python package, with no dependency.
 
 pip cannot reach PyPI on every machine rngtrk is built on, so the usual
@@ -61,15 +62,30 @@ def _version():
     return ".".join(parts)
 
 
+def _top_file(name):
+    """A file of the repository's root (README.md, LICENSE): beside
+    pyproject.toml in an unpacked sdist, else in the checkout around it."""
+    for folder in (HERE, _checkout_root()):
+        if folder is not None and os.path.isfile(os.path.join(folder, name)):
+            with open(os.path.join(folder, name), "rb") as f:
+                return f.read()
+    raise FileNotFoundError(f"rngtrk: no {name} beside pyproject.toml or in the checkout around it")
+
+
 def _metadata():
+    """METADATA / PKG-INFO: core metadata 2.1, which every pip reads; the
+    licence as its SPDX expression in License, with the text in LICENSE."""
     project = _project_table()
     lines = ["Metadata-Version: 2.1", f"Name: {project['name']}", f"Version: {_version()}",
-             f"Summary: {project['description']}", f"Requires-Python: {project['requires-python']}"]
+             f"Summary: {project['description']}", f"License: {project['license']}",
+             f"Requires-Python: {project['requires-python']}"]
+    lines += [f"Classifier: {c}" for c in project.get("classifiers", [])]
     lines += [f"Requires-Dist: {d}" for d in project.get("dependencies", [])]
     for extra, requirements in project.get("optional-dependencies", {}).items():
         lines.append(f"Provides-Extra: {extra}")
         lines += [f'Requires-Dist: {r}; extra == "{extra}"' for r in requirements]
-    return "\n".join(lines) + "\n"
+    lines.append("Description-Content-Type: text/markdown")
+    return "\n".join(lines) + "\n\n" + _top_file(project["readme"]).decode("utf-8")
 
 
 def _package_files():
@@ -142,7 +158,8 @@ def _write_wheel(directory, files, tag, purelib, dist_info_files=()):
     wheel_text = (f"Wheel-Version: 1.0\nGenerator: rngtrk_build\nRoot-Is-Purelib: {str(purelib).lower()}\n"
                   f"Tag: {tag}\n")
     files = files + [(f"{dist_info}/METADATA", _metadata().encode()),
-                     (f"{dist_info}/WHEEL", wheel_text.encode())] + \
+                     (f"{dist_info}/WHEEL", wheel_text.encode()),
+                     (f"{dist_info}/LICENSE", _top_file("LICENSE"))] + \
         [(f"{dist_info}/{name}", data) for name, data in dist_info_files]
     record = "\n".join(_record_line(p, d) for p, d in files) + f"\n{dist_info}/RECORD,,\n"
     files.append((f"{dist_info}/RECORD", record.encode()))
@@ -194,8 +211,9 @@ def build_sdist(sdist_directory, config_settings=None):
     with tarfile.open(os.path.join(sdist_directory, filename), "w:gz", format=tarfile.PAX_FORMAT) as sdist:
         for path, _ in members:
             sdist.add(os.path.join(HERE, path), arcname=f"{base}/{path}")
-        info = tarfile.TarInfo(f"{base}/PKG-INFO")
-        data = _metadata().encode()
-        info.size = len(data)
-        sdist.addfile(info, io.BytesIO(data))
+        for name, data in (("PKG-INFO", _metadata().encode()), ("README.md", _top_file("README.md")),
+                           ("LICENSE", _top_file("LICENSE"))):
+            info = tarfile.TarInfo(f"{base}/{name}")
+            info.size = len(data)
+            sdist.addfile(info, io.BytesIO(data))
     return filename

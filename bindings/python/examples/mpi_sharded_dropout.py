@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A dropout mask sharded over MPI ranks, equal to the unsharded one.
 
     mpirun -np 4 python3 mpi_sharded_dropout.py

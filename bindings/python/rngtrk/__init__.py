@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk: named Philox4x32-10 random-number states for distributed training.
 
 The Python face of librngtrk, opened with cffi in out-of-line ABI mode (no

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python3 -m rngtrk: the C `rngtrk` command's inspect and version, with the
 same output, the same one-line errors and the same exit codes (0 success, 1
 a data error, 2 a usage error).  Its other commands (sample, seeds,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Finds librngtrk, opens it with cffi in ABI mode, and checks its version.
 
 Nothing is compiled and nothing is parsed: the declarations come as cffi's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The names of layouts, distributions, dtypes and seeding policies, and the
 dtypes' sizes: the library's (rngtrk_*_name, rngtrk_*_from_name,
 rngtrk_dtype_size), so the binding keeps no list of its own.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cffi's out-of-line ABI module of librngtrk's declarations (rngtrk/_cdef.py),
 # written by bindings/python/generate_cdef.py from c_api/rngtrk.h; do not edit.
 # auto-generated file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What each state of a seeded tracker is: its stream's origin.
 
 A tracker seeded by a policy (Tracker.seed_rank) records its origin: the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Where the library writes: numpy arrays, DLPack tensors and CUDA arrays,
 all without a copy.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checkpoint bytes as canonical JSON, the one format every tool prints.
 
 One line: {"format_version": N, "default": {"seed": S, "offset": O},

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Distributed helpers (docs/distributed.md): DTensor boxes and offsets.
 
 Placements are strings, one per mesh dimension: "S<dim>" (Shard), "R"

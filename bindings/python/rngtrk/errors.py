@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Exceptions: one class per rngtrk_status code, rooted at RngtrkError.
 
 Each exception carries `.code` (the status value) and `.message` (the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The stream of a state, into numpy arrays or CPU tensors, without copies.
 
 Element g of the stream of a state (seed, offset) is word g % 4 of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Sampling: distributions, dtypes and stream layouts (docs/streams.md), on
 the CPU and on CUDA devices.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PhiloxState: an immutable (seed, offset) pair and its 16-byte form.
 
 The 16 bytes are seed (u64, little-endian) then offset (u64, LE): the

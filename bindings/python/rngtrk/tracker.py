@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tracker: named Philox states with TransformerEngine / Megatron-LM method names.
 
 A thin layer over the C tracker: every rule (distinct seeds, fork order,

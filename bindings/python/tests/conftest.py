@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures.  The tests import the package from this checkout
 (bindings/python) and open the library from the repository's build/ folder,
 as `make test` leaves it."""

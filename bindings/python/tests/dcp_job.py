@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One rank of the multi-rank DCP jobs of test_torch_dcp.py (gloo on the CPU,
 started by the test without torchrun: Debian's torch 2.x has no libuv, so
 torchrun's TCPStore fails; the ranks meet through a FileStore file).

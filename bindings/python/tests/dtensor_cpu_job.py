@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One rank of test_torch_dtensor_cpu_mesh.py's job: DTensor's random ops on
 a CPU mesh of gloo ranks (started directly, meeting through a FileStore
 file), with or without rngtrk.torch.dtensor.install().  Each rank writes

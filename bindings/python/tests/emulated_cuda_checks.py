@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The CUDA-generator paths of rngtrk.torch's thunder, dtensor and slapo
 modules and of the values set_states keeps, run on CPU-only torch under
 tests/upstream/cuda_emulation.py (a CPU stand-in of torch's default CUDA

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """torch.compile over forks of a CUDA tracker, on CPU-only torch (>= 2.4),
 under tests/upstream/cuda_emulation.py (a CPU stand-in of torch's default
 CUDA generator): the GPU half's pattern (test_torch_cuda_compile.py) that

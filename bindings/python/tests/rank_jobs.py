@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Running a job's ranks as subprocesses (the DCP and DTensor CPU-mesh
 jobs): started together, each with one OpenMP thread (four ranks on a
 2-core machine), and waited for with a time limit; a rank that hangs shows

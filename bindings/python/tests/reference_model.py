@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A tracker in plain Python, written from docs/tracker.md and
 docs/checkpoint-format.md (not from the C++ code), for the property tests.
 

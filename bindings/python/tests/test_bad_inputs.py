@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The bad-input matrix of docs/errors.md, from Python: each bad call raises
 its documented exception and changes nothing; nothing crashes."""
 import pytest

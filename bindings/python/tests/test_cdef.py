@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The cffi declarations are generated from c_api/rngtrk.h and match the library."""
 import importlib
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Golden and invalid checkpoints from tests/vectors, and recipes whose bytes
 must equal both the golden file and what C writes for the same calls."""
 import glob

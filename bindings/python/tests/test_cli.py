@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """python3 -m rngtrk: byte-identical to the C `rngtrk` command."""
 import glob
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Distributed helpers from Python: DTensor boxes and offsets, seeding
 policies, digests, and the wrong-rank refusal of version-2 checkpoints."""
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.dropout, dropout_slice, cuda_dropout and cuda_dropout_slice over
 f32, f16 and bf16 data: against the C functions called directly, against
 numpy's float16 arithmetic and against torch's own x * mask * scale (the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One exception class per status code, carrying .code and the library's message."""
 import pickle
 

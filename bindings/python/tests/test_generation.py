@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Generation into numpy arrays: in place, checked, and advancing the tracker."""
 import numpy
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk's Python package points one way: no module imports, at its top or
 inside a function, a module that imports it back, directly or through
 others.  The modules that need a module above them are handed it instead

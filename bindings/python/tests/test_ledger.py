@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The reservation ledger from Python: reuse raised or recorded, a replay
 that matches passes and one that does not raises, the context managers."""
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Finding and opening librngtrk, and the version check at import."""
 import ctypes.util
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Property tests: random sequences of tracker calls behave exactly like the
 reference model (reference_model.py), including which error each refused
 call raises, that refused calls change nothing, and the checkpoint bytes."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Layout, distribution, dtype and policy names, and dtype sizes, are the
 library's: the binding lists none of its own, and an unknown name is refused
 by the library, with its message."""

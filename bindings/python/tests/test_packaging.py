@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`pip install bindings/python` works offline (in-tree build backend, no
 build requirement to fetch), bundles the library built in this checkout,
 and the installed package works from any directory with no environment
@@ -106,6 +107,22 @@ def test_the_wheel_records_every_file_with_its_hash(tmp_path, monkeypatch, bundl
     assert name.endswith("py3-none-any.whl") == (bundle == "none")
     metadata = wheel.read("rngtrk-0.1.0.dist-info/METADATA").decode()
     assert "Requires-Dist: cffi>=1.12" in metadata
+    assert_licensed(metadata, wheel.read("rngtrk-0.1.0.dist-info/LICENSE"))
+
+
+def assert_licensed(metadata, licence_text):
+    """The metadata names Apache-2.0, carries the README as its long
+    description and names no host; the licence's text is the root LICENSE."""
+    headers, _, body = metadata.partition("\n\n")
+    assert "License: Apache-2.0" in headers.splitlines()
+    assert "Classifier: License :: OSI Approved :: Apache Software License" in headers.splitlines()
+    assert "Description-Content-Type: text/markdown" in headers.splitlines()
+    with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+        assert body == f.read()
+    assert "http" not in headers and "Home-page" not in headers
+    with open(os.path.join(REPO, "LICENSE"), "rb") as f:
+        assert licence_text == f.read()
+    assert b"Apache License" in licence_text and b"Version 2.0, January 2004" in licence_text
 
 
 def test_the_package_version_is_the_headers():
@@ -130,7 +147,10 @@ def test_the_sdist_holds_what_a_wheel_build_needs(tmp_path):
         sdist.extractall(tmp_path / "unpacked")
     base = "rngtrk-0.1.0"
     assert {f"{base}/pyproject.toml", f"{base}/PKG-INFO", f"{base}/build_backend/rngtrk_build.py",
-            f"{base}/rngtrk/_cdef.py", f"{base}/rngtrk/_rngtrk_ffi.py", f"{base}/rngtrk/tracker.py"} <= members
+            f"{base}/rngtrk/_cdef.py", f"{base}/rngtrk/_rngtrk_ffi.py", f"{base}/rngtrk/tracker.py",
+            f"{base}/README.md", f"{base}/LICENSE"} <= members
+    unpacked = tmp_path / "unpacked" / base
+    assert_licensed((unpacked / "PKG-INFO").read_text(encoding="utf-8"), (unpacked / "LICENSE").read_bytes())
     # The unpacked sdist builds the same wheel contents on its own.
     build = subprocess.run(
         [sys.executable, "-c", "import sys, rngtrk_build; print(rngtrk_build.build_wheel(sys.argv[1]))",
@@ -139,6 +159,7 @@ def test_the_sdist_holds_what_a_wheel_build_needs(tmp_path):
     assert build.returncode == 0, build.stderr
     wheel = zipfile.ZipFile(tmp_path / build.stdout.strip())
     assert {"rngtrk/_cdef.py", "rngtrk/_rngtrk_ffi.py"} <= set(wheel.namelist())
+    assert_licensed(wheel.read("rngtrk-0.1.0.dist-info/METADATA").decode(), wheel.read("rngtrk-0.1.0.dist-info/LICENSE"))
 
 
 def test_pip_wheel_makes_a_wheel_that_installs_alone_and_runs_the_readme_example(venv, tmp_path):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The documentation's Python examples run as written: README.md's Python
 and PyTorch examples, and docs/python.md's longer one."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Sampling through Python: the shared sample vectors, slices, the tracker."""
 import numpy
 import pytest

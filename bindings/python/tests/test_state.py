@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PhiloxState: an immutable value with the 16-byte layout of torch.cuda.get_rng_state()."""
 import pickle
 

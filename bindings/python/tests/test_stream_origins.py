@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk._stream_origins: what each state of a seeded tracker is (the key
 rngtrk.torch.dcp stores streams by; docs/checkpoint-format.md, "The stream
 origin").  The dependencies are checked against docs/distributed.md's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch and the torch-eager-cuda layout against real PyTorch on a
 GPU: torch.rand and Tensor.uniform_ after torch.manual_seed equal the
 layout's values computed on the CPU, the 16-byte CUDA generator state is

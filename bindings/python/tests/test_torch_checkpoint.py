@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """torch's own activation checkpointing replays rngtrk.torch's draws
 (rngtrk.torch._rng_state_hook): torch.utils.checkpoint with use_reentrant
 True and False and checkpoint_sequential recompute exactly the numbers the

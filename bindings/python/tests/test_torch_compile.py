@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch under torch.compile, torch.export and torch.func (torch >=
 2.4, CPU; the CUDA half is in test_torch_cuda_compile.py): the random ops are torch
 operators (rngtrk.torch._torch_ops), so a function drawing from an explicit

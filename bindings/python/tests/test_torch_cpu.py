@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch against real PyTorch on the CPU (Debian's python3-torch,
 installed by tools/install-deps.sh): the Megatron-LM / TransformerEngine
 drop-in, model_parallel_cuda_manual_seed, checkpoints through torch.save,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch under torch.compile and activation checkpointing on a GPU
 (the CPU half: test_torch_compile.py, test_torch_checkpoint.py, and the
 CUDA-generator emulation's emulated_cuda_compile_checks.py): the random

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.dcp: RNG streams in torch.distributed.checkpoint (DCP)
 checkpoints (docs/pytorch.md, "Distributed checkpoints (DCP)"; the table's
 bytes: docs/checkpoint-format.md).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.dropout and dropout_slice in one pass, keeping no mask
 (rngtrk.torch._dropout): the bits of the mask-then-multiply formula
 (x * (mask * scale), scale = 1 / (1 - p) rounded to x's dtype, as torch's

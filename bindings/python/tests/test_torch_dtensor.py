@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.dtensor.OffsetBasedRNGTracker with PyTorch's interface
 (torch/distributed/tensor/_random.py, the torch 2.11 line): its constructor,
 _distribute_region(spec, generator=None), _compute_rng_offsets against

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DTensor's random ops on a CPU mesh (issue 28): PyTorch refuses them
 (torch 2.6) or lets each rank draw from its own CPU generator (2.14), so a
 Replicate() random tensor differs between ranks.  With

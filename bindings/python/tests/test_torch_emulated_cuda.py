@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch's CUDA-generator paths (thunder, dtensor, slapo, and forks
 of a CUDA tracker under torch.compile) on CPU-only torch, under a CPU
 stand-in of torch's CUDA generator (emulated_cuda_checks.py and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """set_states keeps any value, as upstream's trackers store it (Megatron-LM,
 TransformerEngine and slapo keep the mapping they are given): get_states
 and states_ return a value that is not a state as it was given, and only

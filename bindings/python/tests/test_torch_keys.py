@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch's stateless PRNG keys (torch.func._random, torch 2.14 of Debian
 unstable) and rngtrk's states (rngtrk.torch.key_from_state /
 state_from_key): the key (seed, o) is the state (seed, 4 * o).  Against

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.megatron against Megatron-LM's interface and rules, on
 CPU-only torch (Debian's python3-torch).  Megatron-LM main at
 d98e8a64ddf34856e74b24714e3bedb2f5a39553 (megatron/core/tensor_parallel/

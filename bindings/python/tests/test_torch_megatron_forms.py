@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """install() follows the forms of the Megatron-LM it finds, read from that
 Megatron's own signatures (rngtrk.torch._megatron_forms): dev's and
 core_r0.19.0's model_parallel_cuda_manual_seed, whose 8th parameter is

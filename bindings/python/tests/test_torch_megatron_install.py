@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.megatron.install() against a stand-in Megatron-LM
 (tests/standin_megatron: our own code, binding the RNG names the ways
 Megatron-LM's modules do at import time).  After install(), before or after

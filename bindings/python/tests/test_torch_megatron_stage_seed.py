@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """install() wraps Megatron-LM's training setup, megatron.training.initialize
 ._set_random_seed, so that the tracker it seeds records the base seed and
 the rank's true pipeline and data-parallel ranks (rngtrk.torch

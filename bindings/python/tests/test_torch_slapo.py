@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.slapo: slapo.random's surface and behaviour (slapo at
 b80534a2), its seeds computed by rngtrk's slapo policy, and install()
 against a stand-in slapo (tests/standin_slapo: our own code, binding

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.te against TransformerEngine's tracker contract
 (transformer_engine/pytorch/distributed.py at d0067d0d), on CPU-only torch.
 The real TransformerEngine needs CUDA libraries to import; where it is

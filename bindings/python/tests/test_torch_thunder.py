@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.thunder: Lightning Thunder's conventions (lightning-thunder
 at 1e22aacb): get_and_update_rng_state(seed, offset, device) with offsets
 in nvFuser's units and the generator moved to (offset + 1) * 4, and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every Tracker method and error path.  After each failure the tracker is
 compared with a snapshot taken before: a failed call changes nothing."""
 import threading

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The triton layout against an independent numpy implementation of
 Philox4x32-10 and of Triton's uint_to_uniform_float (vectorised, written
 from python/triton/language/random.py), on random seeds, offsets (32- and

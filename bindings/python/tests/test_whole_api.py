@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The parts of the C API Python reached last: fold_in, a tracker's origin,
 dropout, and outputs that are not numpy arrays (torch CPU tensors through
 DLPack, f16 and bf16 included).  The CUDA calls are checked here for what

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! `make bench-rust`: what the safe crate costs per call, next to the same
 //! calls made raw through `rngtrk::sys` in the same run.
 //!

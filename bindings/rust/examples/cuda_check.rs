@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! `cargo run --example cuda_check`: the Rust CUDA calls on a real GPU.
 //! Allocates device memory through the CUDA runtime (opened with dlopen, so
 //! the crate keeps no CUDA dependency), runs every `rngtrk::cuda` call and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The Rust part of `make demo`: resume the C demo's training run.
 //!
 //! tools/demo_training_loop.c saved its tracker after step K and kept the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The Rust driver of the cross-language draw test
 //! (`tests/cross_language/run.py`): draws each case of a case file (the
 //! format: `tests/cross_language/cases.py`) through the safe crate's

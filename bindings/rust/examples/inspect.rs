@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! `cargo run --example inspect -- FILE`: prints a checkpoint as one line of
 //! canonical JSON, byte for byte what `rngtrk inspect FILE` (C) and
 //! `python3 -m rngtrk inspect FILE` print, with the same one-line errors and

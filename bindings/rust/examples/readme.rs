@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 fn main() -> Result<(), rngtrk::Error> {
     let mut tracker = rngtrk::Tracker::new()?;
     tracker.add("model-parallel-rng", 1234 + 2718)?; // Megatron-LM's seed for tensor-parallel rank 0

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Sharded dropout: four tensor-parallel ranks each hold a column block of
 //! an (8, 16) activation (DTensor's `Shard(1)` on a 4-rank mesh).  Each
 //! draws only its own block of the dropout mask, and the blocks put side by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 use rngtrk::{ErrorKind, LoadOptions, PhiloxState, Tracker};
 
 fn main() -> Result<(), rngtrk::Error> {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Finds librngtrk to link, in this order:
 //! 1. the folder in `RNGTRK_LIB_DIR`;
 //! 2. what the `pkg-config` command answers for rngtrk (an installed

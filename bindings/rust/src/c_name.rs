@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! State names as the C layer takes them (NUL-terminated), made on the
 //! stack for every name the library can accept: a fork, a restore or a
 //! get_state is a hot call in a training step, and should not allocate.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Checkpoint bytes as canonical JSON, the one format every tool prints.
 use std::os::raw::c_char;
 

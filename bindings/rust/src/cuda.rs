@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! CUDA: the same bits as the CPU calls, written into device memory on the
 //! caller's stream (`docs/cuda.md`).  Launches are asynchronous, with no
 //! hidden synchronisation and no allocation.  Without a usable device, or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Distributed training (`docs/distributed.md`): key derivation, seeding
 //! policies, rank-aware checkpoints, desync detection, and PyTorch
 //! DTensor's offsets and boxes.

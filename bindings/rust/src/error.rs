@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Errors: the library's status code, its kind, and its message.
 use std::ffi::CStr;
 use std::fmt;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Generation into slices: a pure function of (seed, offset, element index).
 use crate::error::{check, Error};
 use crate::state::PhiloxState;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The calls a guard allows on the tracker it holds.
 //!
 //! A [`ForkGuard`] and a [`ReplayGuard`] each hold the tracker's only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The reservation ledger (`docs/ledger.md`): catches reused random numbers
 //! and proves that a recomputation replays the forward's draws exactly.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Named Philox4x32-10 random-number states for distributed training.
 //!
 //! This crate is the Rust face of `librngtrk`, the C library that Python

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Loading a checkpoint: one call, [`Tracker::load`], told where the
 //! checkpoint is ([`CheckpointSource`]) and how to take it
 //! ([`LoadOptions`]), as git2-rs passes an options struct.

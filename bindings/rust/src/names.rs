@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The names of C enum values, which only the library keeps.  Every name
 //! this crate prints or parses — layouts, distributions, dtypes, seeding
 //! policies, seeding flags — comes from an `rngtrk_*_name` function or goes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Sampling: distributions, element types and stream layouts
 //! (`docs/streams.md`).  Every element is a pure function of (seed, offset,
 //! element index), so a range equals the same range of a longer call and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! `PhiloxState` and its 16-byte form.
 use crate::sys;
 

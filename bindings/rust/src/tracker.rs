@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! `Tracker` and its fork guard.
 use std::ffi::{CStr, CString};
 use std::fmt;

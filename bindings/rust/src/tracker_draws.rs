@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Draws from a tracker's active state: the generic sampling calls, which
 //! advance the state by exactly what the layout consumes (a fork or replay
 //! guard offers the same, `src/guards.rs`).

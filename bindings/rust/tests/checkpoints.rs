@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Golden and invalid checkpoints, and recipes: the bytes Rust saves for a
 //! recipe equal the golden file and what C saves for the same calls.
 mod common;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The distributed calls: fold_in against the Philox bijection, the seeding
 //! policies' seeds, origins in checkpoints, digests, DTensor offsets and
 //! boxes (against their formulas), and the CUDA calls without a device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The generic dropout wrappers (`f32`, `F16Bits`, `BF16Bits` data) in every
 //! layout: against the formula (`x * 2` where the bernoulli mask keeps, at
 //! p = 0.5, else `x * 0`: -0 for a negative) on values whose products are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The fork guard: restores on drop, on panic, and reports restore errors.
 mod common;
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The ledger from Rust: reuse refused (nothing moves) or recorded, a
 //! divergent replay refused at the first difference, a short one at its end,
 //! and the guard ending the replay when dropped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The generic sampling API against the shared vectors (written by an
 //! independent Python implementation of docs/streams.md), and its rules:
 //! slices equal cuts of the whole, tracker draws advance by the layout's

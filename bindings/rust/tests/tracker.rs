@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Every Tracker method and error path.  Each failure is checked to change nothing.
 mod common;
 

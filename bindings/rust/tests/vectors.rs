@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! The shared vectors of tests/vectors/rngtrk_vectors.txt.
 mod common;
 

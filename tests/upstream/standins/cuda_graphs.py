@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in for megatron.core.transformer.cuda_graphs (rngtrk's harness):
 no CUDA graph is ever being captured or warmed up here."""
 

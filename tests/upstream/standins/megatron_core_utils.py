@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in for megatron.core.utils (rngtrk's harness): the few helpers
 megatron/core/tensor_parallel/random.py and utils.py import.  Megatron's own
 module imports its checkpointing stack, which needs torch >= 2.0."""

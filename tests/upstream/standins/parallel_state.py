@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in for megatron.core.parallel_state (rngtrk's harness, not
 Megatron's code): the rank getters the RNG code reads, for the process
 layout test_utilities.Utils sets up.  With one process, this process is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in for Megatron-LM's tests/unit_tests/test_utilities.py (rngtrk's
 harness): Utils.initialize_model_parallel(tp, pp) sets the stand-in
 parallel_state to this process's place in a tp x pp layout.  One process

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch: rngtrk for PyTorch users (docs/pytorch.md).
 
 * Drop-ins for Megatron-LM's and TransformerEngine's RNG trackers:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """DTensor's random ops on a CPU mesh, drawn by rngtrk (rngtrk.torch.dtensor).
 
 On a CUDA mesh DTensor's tracker points torch's CUDA generator, a Philox

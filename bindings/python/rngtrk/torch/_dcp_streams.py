@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The streams of rngtrk.torch.dcp.RNGState: what each rank holds, as
 fixed-width rows; the two gathers that bring every rank's rows to every
 rank; the merge into one stream table, which checks that the holders of a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The stream table: what rngtrk.torch.dcp.RNGState stores in a
 torch.distributed.checkpoint (DCP) checkpoint, as bytes.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Dropout that keeps no mask: one pass forward, the mask drawn again in
 backward from the 16-byte state it came from.
 

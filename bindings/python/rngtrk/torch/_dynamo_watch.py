@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What waits for torch._dynamo.  Importing it costs a second or more, so
 rngtrk.torch never imports it itself; the functions that must be hidden
 from dynamo (run as they are, outside any graph: torch._dynamo.disable)

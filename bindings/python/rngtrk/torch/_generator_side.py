@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Where a drop-in tracker meets the generator it swaps: a fork entered and
 left on torch's CUDA generator (or, graph-safe, on one generator per name,
 or on CPU-only torch on the rngtrk tracker's active state), the progress

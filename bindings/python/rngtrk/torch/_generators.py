@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Where torch keeps a CUDA generator's state, and the 16-byte form of a state.
 
 Every drop-in tracker reads and writes PyTorch's CUDA generators through

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Installing a drop-in into another framework's modules, reversibly.
 
 Python code binds names at import time (`from .random import

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The values a drop-in tracker's set_states() keeps that are not states.
 
 Megatron-LM, TransformerEngine and slapo store whatever set_states() is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Where a draw becomes a tensor: the one place that fills a torch tensor
 from a state (CPU tensors in place through the C library, CUDA tensors
 through its kernels on torch's current stream), and where a draw from a

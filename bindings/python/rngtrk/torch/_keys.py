@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch's stateless PRNG keys (torch.func._random) and rngtrk's states.
 
 A Philox4x32-10 key of torch.func._random is a uint64 tensor (seed,

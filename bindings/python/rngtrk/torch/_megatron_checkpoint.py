@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Megatron-LM's activation checkpointing over rngtrk's trackers:
 checkpoint(function, distribute_saved_activations, *args),
 CheckpointWithoutOutput and CheckpointWithoutOutputManager, with

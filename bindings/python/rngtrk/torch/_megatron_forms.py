@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The forms of Megatron-LM's RNG functions that install() follows, read from
 the installed Megatron's own signatures (not from a version table, which
 goes stale).

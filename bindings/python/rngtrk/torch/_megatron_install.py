@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.megatron.install(): Megatron-LM on rngtrk trackers, at every
 call site (rngtrk.torch._install says why attributes alone are not enough).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The rank behind Megatron-LM's training seed, for the origin a tracker
 records (rngtrk.torch.dcp keys streams by it: docs/pytorch.md).
 

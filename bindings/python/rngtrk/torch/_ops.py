@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Random ops on torch tensors whose values do not depend on the device or
 the sharding: every element is rngtrk's pure function of (seed, offset,
 element index), so a CPU tensor, a CUDA tensor and any box of a sharded

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """torch.get_rng_state() and torch.set_rng_state() carry rngtrk's states.
 
 torch saves and restores its CPU generator through these two functions

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch's draws and forks as torch operators (torch >= 2.4), so that
 torch.compile, torch.export and torch.func trace them as ordinary ops
 instead of breaking the graph or skipping the frame (docs/pytorch.md,

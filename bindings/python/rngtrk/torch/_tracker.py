@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The rngtrk-backed CudaRNGStatesTracker that the Megatron-LM and
 TransformerEngine drop-ins (rngtrk.torch.megatron, rngtrk.torch.te) share.
 

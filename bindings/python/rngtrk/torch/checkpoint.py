@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Activation checkpointing whose recomputation is proven to replay the
 forward's random numbers (docs/ledger.md), with the ledger as witness.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """rngtrk.torch.dcp: every rank's random streams in a
 torch.distributed.checkpoint (DCP) checkpoint, and a resume on any layout
 (docs/pytorch.md, "Distributed checkpoints (DCP)").

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """PyTorch DTensor's offset-based RNG tracker over rngtrk, and random
 DTensors whose full tensor is the same for any mesh and placements.
 

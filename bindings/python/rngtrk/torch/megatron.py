@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Megatron-LM's RNG interface (megatron/core/tensor_parallel/random.py, main
 at d98e8a64, August 2026), backed by rngtrk (docs/pytorch.md).
 

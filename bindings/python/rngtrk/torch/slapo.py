@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """slapo's random-state interface (slapo/random.py, awslabs/slapo at
 b80534a2), backed by rngtrk (docs/pytorch.md, "slapo"):
 

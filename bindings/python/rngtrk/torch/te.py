@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """TransformerEngine's RNG tracker interface (transformer_engine/pytorch/
 distributed.py, TransformerEngine 2.20.0.dev0 at d0067d0d, August 2026),
 backed by rngtrk (docs/pytorch.md).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Lightning Thunder's random prims with Thunder's conventions
 (thunder/core/prims.py and thunder/executors/torchex.py, Lightning-AI/
 lightning-thunder at 1e22aacb), over rngtrk: a dropout that Thunder

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! src/lib.rs is what generate_sys.sh (bindgen) writes from c_api/rngtrk.h:
 //! the header's SHA-256 recorded in it is the header's now (on any
 //! bindgen), and, where bindgen is the version that wrote the file, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 //! Paths and helpers shared by the integration tests.
 #![allow(dead_code)]
 use std::path::PathBuf;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in torch.distributed.tensor._random (README.md)."""
 import torch
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in slapo.checkpoint: binds the tracker getter at import."""
 from .random import _set_cuda_rng_state, get_cuda_rng_tracker, is_random_seed_set  # noqa: F401
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in slapo.random: a process tracker in a module global, read at
 call time; states are 16-byte CPU tensors (seed, offset)."""
 import contextlib

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in for megatron.core.parallel_state's rank getters (rngtrk's
 tests): set_ranks() sets what they return; None means "not initialised"."""
 _RANKS = {}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in slapo.primitives.tensor_parallel: forks through an early-bound getter."""
 from ..random import get_cuda_rng_tracker
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in for transformer_engine/pytorch/distributed.py (rngtrk's tests)."""
 _ALL_ACTIVE_RNG_STATES = {}
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in: Megatron's wrapper of TransformerEngine's tracker class."""
 import transformer_engine as te
 

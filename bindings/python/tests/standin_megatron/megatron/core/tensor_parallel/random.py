@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in for megatron/core/tensor_parallel/random.py (rngtrk's tests):
 the module-global process tracker, a getter and a factory that read it at
 call time, a tracker class of its own, and a checkpoint that saves and

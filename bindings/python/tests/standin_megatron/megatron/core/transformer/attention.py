@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Stand-in: reaches the getter through the package attribute, and drops
 out attention probabilities inside a checkpoint, in a fork."""
 import rngtrk.torch as rt
