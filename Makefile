@@ -51,68 +51,59 @@ CMAKEDIR     ?= $(LIBDIR)/cmake/rngtrk
 BINDIR       ?= $(PREFIX)/bin
 DESTDIR      ?=
 
+# The sources and flags of the library: library.mk, shared with CMakeLists.txt.
+include library.mk
+
 CXX      ?= g++
 CC       ?= cc
-OPTFLAGS ?= -O2 -g
-# The project's warning set (tests/headers_alone_test.sh reads this line).
-WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wpedantic
+OPTFLAGS ?= $(DEFAULT_OPTFLAGS)
 # WERROR=1 (make test-werror, CI): every warning of the library, the rngtrk
 # command, the test programs and the demo is an error.
 WERROR ?= 0
 WERROR_FLAG := $(if $(filter 1,$(WERROR)),-Werror)
 # clang or GCC (some warning options are GCC's only).
 CXX_IS_CLANG := $(findstring clang,$(shell $(CXX) --version 2>/dev/null | head -1))
-# -ffp-contract=off: no fused multiply-add behind our back, so the scalar,
-# SIMD and CUDA paths round every float operation alike (core/det_math.h).
-LIB_CXXFLAGS := -std=c++17 $(OPTFLAGS) $(WARNINGS) $(WERROR_FLAG) -ffp-contract=off -pthread -fPIC -fvisibility=hidden \
-                -fvisibility-inlines-hidden -MMD -MP $(CXXFLAGS)
-# The core and the CUDA backend see only core/ (they never include the public
-# header: core/status.h is theirs); the C layer sees both.
-lib_includes = $(if $(filter c_api/%,$<),-Ic_api -Icore,-Icore)
+LIB_CXXFLAGS := $(OPTFLAGS) $(WARNINGS) $(WERROR_FLAG) $(LIB_FLAGS) -MMD -MP $(CXXFLAGS)
+lib_includes = $(addprefix -I,$(if $(filter c_api/%,$<),$(C_API_INCLUDES),$(CORE_INCLUDES)))
 
 BUILD  := build
 OBJDIR := $(BUILD)/obj
 
-LIB_SOURCES := $(wildcard core/*.cpp) $(wildcard c_api/*.cpp)
-# The AVX2 and AVX-512 engines exist only for x86-64 targets; elsewhere
-# (aarch64: Grace in GH200/GB200 nodes) the scalar engine alone is built,
-# with the same bits (make test-aarch64).
+# Only x86-64 targets build X86_64_SOURCES (library.mk).
 # (Read quietly: before `make demo` has installed g++ there is no compiler to
 # ask, and this machine's own name says the same for a native build.)
 TARGET_MACHINE := $(shell $(CXX) -dumpmachine 2>/dev/null || uname -m)
 ifeq ($(findstring x86_64,$(TARGET_MACHINE)),)
-LIB_SOURCES := $(filter-out core/sample_avx2.cpp core/sample_avx512.cpp,$(LIB_SOURCES))
+LIB_SOURCES := $(filter-out $(X86_64_SOURCES),$(LIB_SOURCES))
 endif
 LIB_OBJECTS := $(patsubst %.cpp,$(OBJDIR)/%.o,$(LIB_SOURCES))
 
 # CUDA: the kernels are built whenever nvcc is there (make CUDA=0 opts out),
-# for sm_80 and sm_90, with the CUDA runtime linked statically so the
-# library still loads where there is no driver.  --fmad=false: no fused
-# multiply-add, so the device rounds as the CPU does.
+# as library.mk says (CUDA_ARCHS overrides the architectures).
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 CUDA ?= $(if $(wildcard $(NVCC)),1,0)
-CUDA_ARCHS ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
-NVCC_FLAGS := -std=c++17 -O3 --fmad=false $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden,-pthread \
-              -Icore -Icuda
+CUDA_ARCHS ?= $(foreach a,$(CUDA_ARCHITECTURES),-gencode arch=compute_$(a)$(comma)code=sm_$(a))
+NVCC_BUILD_FLAGS = $(NVCC_FLAGS) $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden,-pthread \
+                   $(addprefix -I,$(CUDA_INCLUDES))
 ifeq ($(CUDA),1)
-LIB_OBJECTS += $(OBJDIR)/cuda/cuda_backend.o
-CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+LIB_OBJECTS += $(patsubst %.cu,$(OBJDIR)/%.o,$(CUDA_SOURCES))
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 $(addprefix -l,$(CUDA_LINK_LIBRARIES))
 # Static consumers link the CUDA runtime too (rngtrk.pc, the CMake package).
-CUDA_PC_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt
+CUDA_PC_LIBS := -L$(CUDA_HOME)/lib64 $(addprefix -l,$(CUDA_LINK_LIBRARIES))
 else
-LIB_OBJECTS += $(OBJDIR)/cuda/cuda_unavailable.o
+LIB_OBJECTS += $(patsubst %.cpp,$(OBJDIR)/%.o,$(NO_CUDA_SOURCES))
 CUDA_LIBS :=
 CUDA_PC_LIBS :=
 endif
 
 $(OBJDIR)/cuda/%.o: cuda/%.cu $(wildcard core/*.h) $(wildcard cuda/*.h) c_api/rngtrk.h
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+	$(NVCC) $(NVCC_BUILD_FLAGS) -c $< -o $@
 
-$(OBJDIR)/cuda/cuda_unavailable.o: cuda/cuda_unavailable.cpp
+$(patsubst %.cpp,$(OBJDIR)/%.o,$(NO_CUDA_SOURCES)): $(OBJDIR)/%.o: %.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(LIB_CXXFLAGS) -Icore -c $< -o $@
+	$(CXX) $(LIB_CXXFLAGS) $(addprefix -I,$(CORE_INCLUDES)) -c $< -o $@
 
 SONAME     := librngtrk.so.$(VERSION_MAJOR)
 SHARED_LIB := $(BUILD)/librngtrk.so.$(VERSION)
@@ -147,20 +138,14 @@ $(OBJDIR)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIB_CXXFLAGS) $(lib_includes) $(TARGET_FLAGS) -c $< -o $@
 
-# The sampling engines: -O3 lets GCC vectorise the element transforms, and
-# -fno-trapping-math lets it evaluate both arms of a select (it changes no
-# result, only whether FP exception flags may be raised).  The SIMD builds
-# get their target flags and run only where cpuid allows; the rest of the
-# library stays baseline x86-64.
-ENGINE_FLAGS := -O3 -fno-trapping-math
-$(OBJDIR)/core/sample_scalar.o: TARGET_FLAGS := $(ENGINE_FLAGS)
-$(OBJDIR)/core/sample_avx2.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx2
-$(OBJDIR)/core/sample_avx512.o: TARGET_FLAGS := $(ENGINE_FLAGS) -mavx512f -mavx512bw -mavx512dq -mavx512vl \
-    $(if $(CXX_IS_CLANG),,-Wno-maybe-uninitialized) -Wno-uninitialized  # GCC 12 misreads _mm512_undefined in its own headers
+# The sampling engines' flags (library.mk says why).
+objects_of = $(patsubst %.cpp,$(OBJDIR)/%.o,$(1))
+$(call objects_of,$(ENGINE_SOURCES)): TARGET_FLAGS = $(ENGINE_FLAGS) \
+    $(if $(filter $(call objects_of,$(AVX2_SOURCES)),$@),$(AVX2_FLAGS)) \
+    $(if $(filter $(call objects_of,$(AVX512_SOURCES)),$@),$(AVX512_FLAGS) $(if $(CXX_IS_CLANG),,$(AVX512_GCC_FLAGS)))
 
 $(SHARED_LIB): $(LIB_OBJECTS) c_api/exports.map
-	$(CXX) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=c_api/exports.map \
-	    -Wl,--no-undefined -o $@ $(LIB_OBJECTS) $(CUDA_LIBS) -pthread $(LDFLAGS)
+	$(CXX) -shared -Wl,-soname,$(SONAME) $(LIB_LINK_FLAGS) -o $@ $(LIB_OBJECTS) $(CUDA_LIBS) $(LDFLAGS)
 
 $(BUILD)/$(SONAME) $(BUILD)/librngtrk.so: $(SHARED_LIB)
 	ln -sf $(notdir $(SHARED_LIB)) $@

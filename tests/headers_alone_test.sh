@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # Every header of core/, c_api/ and cuda/ compiled alone, as the first line
-# of an empty C++17 file, with the project's warning set (the Makefile's
-# WARNINGS line) and -Werror: a header that uses something it does not
+# of an empty C++17 file, with the project's warning set (the
+# WARNINGS line in library.mk) and -Werror: a header that uses something it does not
 # include (uint8_t without <cstdint>, which g++ 13 stopped bringing in
 # through <string>) fails here on the compiler that no longer hides it.
 # (The public header alone, as C and C++, is a test of its own in make test.)
@@ -10,8 +10,8 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-warnings=$(sed -n 's/^WARNINGS := //p' Makefile)
-[ -n "$warnings" ] || { echo "headers alone: no WARNINGS line in the Makefile"; exit 1; }
+warnings=$(sed -n 's/^WARNINGS := //p' library.mk)
+[ -n "$warnings" ] || { echo "headers alone: no WARNINGS line in library.mk"; exit 1; }
 [ $# -gt 0 ] || set -- "${CXX:-c++}"
 failed=0 checked=0
 for cxx in "$@"; do

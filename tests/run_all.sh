@@ -139,6 +139,9 @@ check "exports: rngtrk_* only (version nodes too), each function in an rngtrk_N.
 check "the ABI gate fails on breaks and passes additions" "$top/tests/abi_gate_test.sh"
 check "dlopen" "$build/tests/dlopen_consumer" "$build/librngtrk.so.$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")"
 check "install: pkg-config and CMake consumers, shared and static" "$top/tests/install_test.sh"
+check "library.mk lists every source of the library once; its lists agree" "$top/tests/build_lists_test.sh"
+check "CMake: the top-level CMakeLists.txt compiles with the Makefile's flags; add_subdirectory and FetchContent" \
+    "$top/tests/cmake_subproject_test.sh"
 check "install-deps without root, or without a network: one clear line, apt's errors, a clean stop" \
     "$top/tests/install_deps_test.sh"
 check "Rust outside the checkout: a path dependency and the packed rngtrk-sys link the installed library" \

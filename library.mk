@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: Apache-2.0
+# The library's sources and compiler flags: their one list.  The Makefile
+# includes this file and CMakeLists.txt reads it, so a source or a flag
+# written here is built alike by both.  Keep to lines `NAME := words` (and
+# comments, blank lines): CMakeLists.txt parses exactly that, and
+# tests/build_lists_test.sh checks that every .cpp of core/ and c_api/ is
+# listed.
+
+# Every source of the library but the CUDA backend, in build order.
+LIB_SOURCES := core/checkpoint.cpp core/checkpoint_file.cpp core/checkpoint_json.cpp core/cpu_dispatch.cpp \
+    core/crc32.cpp core/distributed.cpp core/ledger.cpp core/name_rules.cpp core/sample.cpp core/sample_avx2.cpp \
+    core/sample_avx512.cpp core/sample_scalar.cpp core/sample_spec.cpp core/seed_policy.cpp core/state_table.cpp \
+    core/stream.cpp core/tracker.cpp core/utf8.cpp c_api/api_cuda.cpp c_api/api_distributed.cpp \
+    c_api/api_errors.cpp c_api/api_generation.cpp c_api/api_kind_names.cpp c_api/api_ledger.cpp \
+    c_api/api_sample.cpp c_api/api_sample_spec.cpp c_api/api_tracker.cpp
+# The AVX2 and AVX-512 engines (AVX2_SOURCES and AVX512_SOURCES below) exist
+# only for x86-64 targets; elsewhere (aarch64: Grace in GH200/GB200 nodes)
+# the scalar engine alone is built, with the same bits (make test-aarch64).
+X86_64_SOURCES := core/sample_avx2.cpp core/sample_avx512.cpp
+# With CUDA the kernels; without, the stub whose functions say so.
+CUDA_SOURCES := cuda/cuda_backend.cu
+NO_CUDA_SOURCES := cuda/cuda_unavailable.cpp
+
+# The optimisation of a default build (Makefile: OPTFLAGS; CMake: a build
+# without CMAKE_BUILD_TYPE).  Neither defines NDEBUG.
+DEFAULT_OPTFLAGS := -O2 -g
+# The project's warning set (tests/headers_alone_test.sh reads it too).
+WARNINGS := -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wpedantic
+# -ffp-contract=off: no fused multiply-add behind our back, so the scalar,
+# SIMD and CUDA paths round every float operation alike (core/det_math.h).
+LIB_FLAGS := -std=c++17 -ffp-contract=off -pthread -fPIC -fvisibility=hidden -fvisibility-inlines-hidden
+# The core and the CUDA backend see only core/ (they never include the
+# public header: core/status.h is theirs); the C layer sees c_api/ and core/.
+CORE_INCLUDES := core
+C_API_INCLUDES := c_api core
+# The sampling engines: -O3 lets the compiler vectorise the element
+# transforms, and -fno-trapping-math lets it evaluate both arms of a select
+# (it changes no result, only whether FP exception flags may be raised).
+# The SIMD builds get their target flags and run only where cpuid allows;
+# the rest of the library stays baseline x86-64 (no -march=native).
+ENGINE_SOURCES := core/sample_scalar.cpp core/sample_avx2.cpp core/sample_avx512.cpp
+ENGINE_FLAGS := -O3 -fno-trapping-math
+AVX2_SOURCES := core/sample_avx2.cpp
+AVX2_FLAGS := -mavx2
+AVX512_SOURCES := core/sample_avx512.cpp
+# -Wno-uninitialized: GCC 12 misreads _mm512_undefined in its own headers
+# (and, GCC alone, -Wno-maybe-uninitialized: AVX512_GCC_FLAGS).
+AVX512_FLAGS := -mavx512f -mavx512bw -mavx512dq -mavx512vl -Wno-uninitialized
+AVX512_GCC_FLAGS := -Wno-maybe-uninitialized
+# The shared object exports the C API alone, in version nodes.
+LIB_LINK_FLAGS := -Wl,--version-script=c_api/exports.map -Wl,--no-undefined -pthread
+
+# CUDA: sm_80 and sm_90, the runtime linked statically (the library still
+# loads where there is no driver); --fmad=false: no fused multiply-add, so
+# the device rounds as the CPU does.
+CUDA_ARCHITECTURES := 80 90
+CUDA_INCLUDES := core cuda
+NVCC_FLAGS := -std=c++17 -O3 --fmad=false
+CUDA_LINK_LIBRARIES := cudart_static dl rt
