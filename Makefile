@@ -54,6 +54,11 @@ DESTDIR      ?=
 # The sources and flags of the library: library.mk, shared with CMakeLists.txt.
 include library.mk
 
+# `make demo` and `make test` build with every core of the machine unless
+# a -j was given (their sub-makes get -j$(JOBS)).
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
+
 CXX      ?= g++
 CC       ?= cc
 OPTFLAGS ?= $(DEFAULT_OPTFLAGS)

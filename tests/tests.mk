@@ -7,7 +7,9 @@ TEST_BUILD := $(BUILD)/tests
 GTEST_PREFIX ?=
 GTEST_INC := $(if $(GTEST_PREFIX),-I$(GTEST_PREFIX)/include)
 GTEST_LIBS := $(if $(GTEST_PREFIX),-L$(GTEST_PREFIX)/lib) -lgtest -lgtest_main -pthread
-TEST_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra $(WERROR_FLAG) $(GTEST_INC) -DRNGTRK_VECTORS_DIR=\"$(CURDIR)/tests/vectors\" $(CXXFLAGS)
+# The test programs' optimisation (the sanitizer builds lower it: below).
+TEST_OPTFLAGS ?= -O2 -g
+TEST_CXXFLAGS := -std=c++17 $(TEST_OPTFLAGS) -Wall -Wextra $(WERROR_FLAG) $(GTEST_INC) -DRNGTRK_VECTORS_DIR=\"$(CURDIR)/tests/vectors\" $(CXXFLAGS)
 
 API_TEST_SOURCES  := $(wildcard tests/api/*.cpp)
 CORE_TEST_SOURCES := $(wildcard tests/core/*.cpp)
@@ -85,7 +87,7 @@ test-programs: all $(TEST_PROGRAMS) $(DEMO) $(MPI_PROGRAM)
 # in a sub-make, which finds the toolchains just installed.
 test:
 	@tools/install-deps.sh test
-	@$(MAKE) --no-print-directory test-programs
+	@$(MAKE) $(BUILD_JOBS) --no-print-directory test-programs
 	tests/run_all.sh
 
 # `make test-fresh [SUITE=trixie]`: the README's commands on a new, minimal
@@ -129,22 +131,32 @@ check-run: all $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests $(TEST_BUILD)/ru
 
 # Sanitizers: the C/C++ test programs rebuilt with the library under
 # AddressSanitizer + UndefinedBehaviorSanitizer, or ThreadSanitizer, in their
-# own build folders (no CUDA: nvcc does not take these flags).
+# own build folders (no CUDA: nvcc does not take these flags).  Library,
+# engines and tests at -O1 with line tables only (-g1: the reports keep
+# file and line), the engines without library.mk's -O3, which changes no
+# bit (SAN_ENGINE_FLAGS): with -O2/-O3 and full debug information the
+# sanitizer builds took most of CI's 17 minutes for make test-asan.
 SAN_TESTS := $(TEST_BUILD)/api_tests $(TEST_BUILD)/core_tests
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 TSAN_FLAGS := -fsanitize=thread
+SAN_ENGINE_FLAGS := -fno-trapping-math
+SAN_OPTFLAGS := -O1 -g1
 
 .PHONY: test-asan test-tsan test-valgrind test-valgrind-rust
 test-asan:
 	@tools/install-deps.sh unit
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CUDA=0 OPTFLAGS="-O1 -g" CXXFLAGS="$(ASAN_FLAGS)" \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan CUDA=0 OPTFLAGS="$(SAN_OPTFLAGS)" TEST_OPTFLAGS="$(SAN_OPTFLAGS)" \
+	    ENGINE_FLAGS="$(SAN_ENGINE_FLAGS)" \
+	    CXXFLAGS="$(ASAN_FLAGS)" \
 	    LDFLAGS="$(ASAN_FLAGS)" $(BUILD)/asan/tests/api_tests $(BUILD)/asan/tests/core_tests
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/tests/core_tests --gtest_brief=1
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/tests/api_tests --gtest_brief=1 \
 	    --gtest_filter='-CurandOracle.*'
 test-tsan:
 	@tools/install-deps.sh unit
-	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CUDA=0 OPTFLAGS="-O1 -g" CXXFLAGS="$(TSAN_FLAGS)" \
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan CUDA=0 OPTFLAGS="$(SAN_OPTFLAGS)" TEST_OPTFLAGS="$(SAN_OPTFLAGS)" \
+	    ENGINE_FLAGS="$(SAN_ENGINE_FLAGS)" \
+	    CXXFLAGS="$(TSAN_FLAGS)" \
 	    LDFLAGS="$(TSAN_FLAGS)" $(BUILD)/tsan/tests/api_tests
 	TSAN_OPTIONS=halt_on_error=1 $(BUILD)/tsan/tests/api_tests --gtest_brief=1 \
 	    --gtest_filter='Stress.*:Sample.Threads*:Tracker.*:Sample.TrackerDraws*:Errors.TrackerMessage*'

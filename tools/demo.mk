@@ -21,7 +21,7 @@ demo:
 	        exit 1; \
 	    fi; \
 	    echo "demo: not every package could be installed; the parts that need them are skipped"; }
-	@$(MAKE) --no-print-directory demo-run
+	@$(MAKE) $(BUILD_JOBS) --no-print-directory demo-run
 
 # A sub-make, so that the toolchains just installed are found (CARGO, MPICC).
 demo-run: all $(DEMO)
