@@ -37,7 +37,7 @@ grep -q "^E: Failed to fetch .*Temporary failure resolving" "$fake/out" || { cat
 # Not root, no sudo (the user nobody, with a PATH without sudo), on a copy
 # of what make demo reads that nobody may read (the checkout may be in /root).
 copy="$fake/repo"
-for f in Makefile tools/install-deps.sh tools/demo.mk tests/mpi/mpi.mk tests/tests.mk bench/bench.mk \
+for f in Makefile library.mk tools/install-deps.sh tools/demo.mk tests/mpi/mpi.mk tests/tests.mk bench/bench.mk \
          tests/fuzz/fuzz.mk c_api/rngtrk.h; do
     mkdir -p "$copy/$(dirname "$f")" && cp "$top/$f" "$copy/$f"
 done
