@@ -99,22 +99,19 @@ class Collectives:
 
     def ints(self, values):
         """(world_size, len(values)) int64 array: every rank's `values`."""
-        import torch.distributed as dist
-        mine = torch.tensor(values, dtype=torch.int64)
-        if self.world_size == 1 or not dist.is_initialized():
-            return mine.reshape(1, -1).numpy()
-        mine = mine.to(self._device())
-        out = [torch.empty_like(mine) for _ in range(self.world_size)]
-        dist.all_gather(out, mine, group=self.group)
-        return torch.stack(out).cpu().numpy()
+        return self._all_gather(torch.tensor(values, dtype=torch.int64))
 
     def padded(self, payload, width):
         """(world_size, width) uint8 array: every rank's bytes, each padded
         with zeros to `width` (at least the longest; the same on every rank)."""
-        import torch.distributed as dist
         mine = torch.zeros(max(width, 1), dtype=torch.uint8)  # never an empty collective
         if payload:
             mine[:len(payload)] = torch.frombuffer(bytearray(payload), dtype=torch.uint8)
+        return self._all_gather(mine)
+
+    def _all_gather(self, mine):
+        """(world_size, len(mine)) array of every rank's 1-d CPU tensor `mine`."""
+        import torch.distributed as dist
         if self.world_size == 1 or not dist.is_initialized():
             return mine.reshape(1, -1).numpy()
         mine = mine.to(self._device())
