@@ -94,8 +94,9 @@ NVCC_BUILD_FLAGS = $(NVCC_FLAGS) $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hid
 ifeq ($(CUDA),1)
 LIB_OBJECTS += $(patsubst %.cu,$(OBJDIR)/%.o,$(CUDA_SOURCES))
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 $(addprefix -l,$(CUDA_LINK_LIBRARIES))
-# Static consumers link the CUDA runtime too (rngtrk.pc, the CMake package).
-CUDA_PC_LIBS := -L$(CUDA_HOME)/lib64 $(addprefix -l,$(CUDA_LINK_LIBRARIES))
+# Static consumers link the CUDA runtime too (rngtrk.pc, the CMake package),
+# named without a folder: the toolkit is the consumer's, not this machine's.
+CUDA_PC_LIBS := $(addprefix -l,$(CUDA_LINK_LIBRARIES))
 else
 LIB_OBJECTS += $(patsubst %.cpp,$(OBJDIR)/%.o,$(NO_CUDA_SOURCES))
 CUDA_LIBS :=
@@ -163,16 +164,15 @@ $(STATIC_LIB): $(LIB_OBJECTS)
 # the PREFIX/LIBDIR/INCLUDEDIR given there.  The installed one finds its
 # prefix from where it lies (${pcfiledir}), so an installed tree can move
 # (and `pkg-config --define-prefix` agrees); libdir and includedir follow
-# the prefix when they are under it.  The CUDA runtime's folder is given as
-# a linker option (-Wl,-L): it is this build machine's toolkit, which
-# PKG_CONFIG_SYSROOT_DIR (a staging DESTDIR, say) must not prefix.
+# the prefix when they are under it.  Built with CUDA, the static line names
+# the CUDA runtime (-lcudart_static) but no folder of this build machine's
+# toolkit: the consumer's toolkit provides it (docs/c-api.md).
 under_prefix = $(if $(filter $(PREFIX),$(1)),$${prefix},$(if $(filter $(PREFIX)/%,$(1)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1)))
-CUDA_PC_LINK = $(patsubst -L%,-Wl$(comma)-L%,$(CUDA_PC_LIBS))
 comma := ,
 define make_pc
 sed -e 's|@PREFIX@|$(2)|' -e 's|@LIBDIR@|$(call under_prefix,$(LIBDIR))|' \
     -e 's|@INCLUDEDIR@|$(call under_prefix,$(INCLUDEDIR))|' \
-    -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(CUDA_PC_LINK)|' pkgconfig/rngtrk.pc.in > $(1)
+    -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(CUDA_PC_LIBS)|' pkgconfig/rngtrk.pc.in > $(1)
 endef
 $(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h Makefile
 	@mkdir -p $(BUILD)
@@ -180,11 +180,13 @@ $(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h Makefile
 
 # The CMake package (find_package(rngtrk CONFIG)): its paths are relative to
 # CMAKEDIR, so an installed tree can move.  The static target links what the
-# .pc's Libs.private names.
+# .pc's Libs.private names; built with CUDA, the runtime comes from the
+# consumer's toolkit (CMake's CUDAToolkit package where it finds one).
 define make_cmake_config
 sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@VERSION_MINOR@|$(VERSION_MINOR)|g' \
     -e "s|@INCLUDEDIR_FROM_HERE@|$$(realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|" \
-    -e 's|@STATIC_LINK_LIBRARIES@|$(subst $(space),;,$(strip $(CUDA_PC_LIBS) stdc++ m pthread))|' $(1) > $(2)
+    -e 's|@STATIC_LINK_LIBRARIES@|stdc++;m;pthread|' -e 's|@WITH_CUDA@|$(if $(CUDA_PC_LIBS),ON,OFF)|' \
+    -e 's|@CUDA_LINK_LIBRARIES@|$(subst $(space),;,$(CUDA_LINK_LIBRARIES))|' $(1) > $(2)
 endef
 space := $(empty) $(empty)
 

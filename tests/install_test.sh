@@ -30,11 +30,24 @@ LD_LIBRARY_PATH="$stage$prefix/lib" "$stage/consumer_shared"
 # The program must have run against the installed copy, not build/.
 LD_LIBRARY_PATH="$stage$prefix/lib" ldd "$stage/consumer_shared" | grep -q "$stage$prefix/lib/librngtrk.so" \
     || { echo "FAIL: consumer did not load the installed library"; exit 1; }
-# The static link line as pkg-config gives it, under the sysroot: nothing
-# to undo (the CUDA runtime's folder, outside the stage, is not prefixed).
-# shellcheck disable=SC2046
+# The static link line as pkg-config gives it, under the sysroot: it names
+# no folder outside the stage; built with CUDA, it names the CUDA runtime
+# without this machine's toolkit folder, which the consumer gives (as a
+# user's build does: nvcc, or -L of their own toolkit).
+static_line=$(pkg-config --cflags --static --libs rngtrk)
+for word in $static_line; do
+    case $word in -L"$stage"/* | -I"$stage"/* | -[lp]* | -Wl,-rpath*) ;;
+        *) echo "FAIL: the static line names something of this machine: $word (in: $static_line)"; exit 1 ;; esac
+done
+cuda_dir=
+case " $static_line " in *" -lcudart_static "*) cuda_dir="-L${CUDA_HOME:-/usr/local/cuda}/lib64" ;; esac
+for f in lib/pkgconfig/rngtrk.pc lib/cmake/rngtrk/rngtrkConfig.cmake; do
+    ! grep -q "${CUDA_HOME:-/usr/local/cuda}" "$stage$prefix/$f" ||
+        { echo "FAIL: the installed $f names the build machine's CUDA toolkit"; exit 1; }
+done
+# shellcheck disable=SC2046,SC2086
 $cc -std=c99 -o "$stage/consumer_static" "$top/tests/c/installed_consumer.c" \
-    $(pkg-config --cflags --static --libs rngtrk | sed 's/-lrngtrk /-l:librngtrk.a /')
+    $(printf '%s\n' "$static_line" | sed 's/-lrngtrk /-l:librngtrk.a /') $cuda_dir
 "$stage/consumer_static"
 ! ldd "$stage/consumer_static" | grep -q librngtrk || { echo "FAIL: the static consumer linked the .so"; exit 1; }
 # CMake: find_package through CMAKE_PREFIX_PATH, the shared target (the
