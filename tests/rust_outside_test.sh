@@ -4,11 +4,19 @@
 # prefix, then
 #   1. a crate of its own, outside the repository, that depends on the
 #      rngtrk crates by path builds, links the installed library (found by
-#      rngtrk-sys's build script through the pkg-config command) and runs;
-#   2. `cargo package --offline` packs both crates, and rngtrk-sys as packed
-#      (out of the repository, as crates.io would hand it out) stops with
-#      one message naming what to do when no librngtrk can be found, and
-#      links the installed one when pkg-config finds it.
+#      rngtrk-sys's build script through the pkg-config command) and runs
+#      with no LD_LIBRARY_PATH: its build.rs writes DEP_RNGTRK_LIB_DIR into
+#      its run path, as docs/rust.md tells users to;
+#   2. the pkg-config route for the crates' own binaries: an example of the
+#      safe crate and rngtrk-sys's test binary, built from outside the
+#      repository's cargo configuration, run with no LD_LIBRARY_PATH (the
+#      run path their build scripts write);
+#   3. `cargo package --offline` packs both crates (from a clone, so with no
+#      vendored csrc/), and rngtrk-sys as packed (out of the repository, as
+#      crates.io would hand it out) stops with one message naming what to
+#      do when no librngtrk can be found and it has no sources, and links
+#      the installed one when pkg-config finds it.
+# (rngtrk-sys building the library from sources: tests/rust_bundled_test.sh.)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cargo=${CARGO:-$(command -v cargo || echo "$HOME/.cargo/bin/cargo")}
@@ -18,6 +26,12 @@ prefix="$stage/prefix"
 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" install PREFIX="$prefix" >/dev/null
 installed="$prefix/lib/pkgconfig"
 export CARGO_TARGET_DIR="$stage/target"
+unset LD_LIBRARY_PATH RNGTRK_LIB_DIR 2>/dev/null || true
+# links_installed BINARY: the loader resolves its librngtrk to the one installed.
+links_installed() {
+    lib=$(ldd "$1" | sed -n 's/^[[:space:]]*librngtrk\.so[^ ]* => \([^ ]*\) .*/\1/p')
+    [ -n "$lib" ] && [ "$(readlink -f "$lib")" = "$(readlink -f "$prefix/lib/librngtrk.so")" ]
+}
 
 # 1. A crate outside the repository, depending on rngtrk by path.
 mkdir -p "$stage/app/src"
@@ -29,8 +43,20 @@ edition = "2021"
 
 [dependencies]
 rngtrk = { path = "$top/bindings/rust" }
+# Only for its DEP_RNGTRK_* variables (build.rs); the same crate rngtrk uses.
+rngtrk-sys = { path = "$top/bindings/rust/rngtrk-sys" }
 
 [workspace]
+EOF
+cat >"$stage/app/build.rs" <<'EOF'
+fn main() {
+    // The folder rngtrk-sys linked librngtrk from, into this program's run path.
+    if std::env::var("DEP_RNGTRK_LINK").map_or(false, |link| link == "dylib") {
+        for dir in std::env::var("DEP_RNGTRK_LIB_DIR").unwrap_or_default().split(':').filter(|d| !d.is_empty()) {
+            println!("cargo:rustc-link-arg=-Wl,-rpath,{}", dir);
+        }
+    }
+}
 EOF
 cat >"$stage/app/src/main.rs" <<'EOF'
 fn main() -> Result<(), rngtrk::Error> {
@@ -44,20 +70,35 @@ fn main() -> Result<(), rngtrk::Error> {
 EOF
 (cd "$stage/app" && PKG_CONFIG_PATH="$installed" "$cargo" build --offline --quiet) >"$stage/app.log" 2>&1 ||
     { echo "FAIL: a crate outside the repository did not build"; cat "$stage/app.log"; exit 1; }
-# A program of the user's finds the library as any program does: here, a
-# prefix outside the loader's folders, through LD_LIBRARY_PATH.
-export LD_LIBRARY_PATH="$prefix/lib"
+# The prefix is outside the loader's folders: the run path the app's
+# build.rs wrote finds the library.
 out=$("$stage/target/debug/outside") && printf '%s\n' "$out" | grep -q "^outside: 0\.1\.0 \[" ||
-    { echo "FAIL: it did not run"; exit 1; }
-ldd "$stage/target/debug/outside" | grep -q "$prefix/lib/librngtrk.so" ||
+    { echo "FAIL: it did not run with no LD_LIBRARY_PATH"; exit 1; }
+links_installed "$stage/target/debug/outside" ||
     { echo "FAIL: it did not link the installed library:"; ldd "$stage/target/debug/outside"; exit 1; }
 
-# 2. The crates as packed.  rngtrk's dependency on rngtrk-sys resolves in a
+# 2. The crates' own binaries by pkg-config.  Run from $stage, cargo reads
+# none of bindings/rust/.cargo/config.toml (whose RNGTRK_LIB_DIR would pick
+# build/); the checkout's build/ comes after pkg-config anyway.
+(cd "$stage" && PKG_CONFIG_PATH="$installed" "$cargo" build --offline --quiet \
+    --manifest-path "$top/bindings/rust/Cargo.toml" --example tour) >"$stage/example.log" 2>&1 ||
+    { echo "FAIL: the example tour did not build by pkg-config"; cat "$stage/example.log"; exit 1; }
+links_installed "$stage/target/debug/examples/tour" ||
+    { echo "FAIL: the example did not link the installed library:"; ldd "$stage/target/debug/examples/tour"; exit 1; }
+"$stage/target/debug/examples/tour" >"$stage/tour.out" 2>&1 ||
+    { echo "FAIL: the example tour did not run with no LD_LIBRARY_PATH"; cat "$stage/tour.out"; exit 1; }
+(cd "$stage" && PKG_CONFIG_PATH="$installed" "$cargo" test --offline --quiet \
+    --manifest-path "$top/bindings/rust/Cargo.toml" -p rngtrk-sys --lib) >"$stage/sys-test.log" 2>&1 ||
+    { echo "FAIL: rngtrk-sys's tests did not run by pkg-config"; cat "$stage/sys-test.log"; exit 1; }
+
+# 3. The crates as packed.  rngtrk's dependency on rngtrk-sys resolves in a
 # registry, as on crates.io once rngtrk-sys is published: a recent cargo
 # packs the workspace into a local registry and verifies both; an older one
 # packs one crate at a time, so a directory source holding the packed
 # rngtrk-sys stands in for crates.io while rngtrk is packed and verified.
-cd "$top/bindings/rust"
+# Packed from a clone: no csrc/ (vendor_sources.sh) whatever this tree has.
+"$top/tests/clone_checkout.sh" "$stage/clone"
+cd "$stage/clone/bindings/rust"
 packed="$stage/target/package"
 "$cargo" package --offline --allow-dirty -p rngtrk-sys >"$stage/package.log" 2>&1 ||
     { echo "FAIL: cargo package -p rngtrk-sys"; cat "$stage/package.log"; exit 1; }
@@ -106,9 +147,12 @@ cd "$stage/sys-app"
 if env -u PKG_CONFIG_PATH PKG_CONFIG_LIBDIR="$stage/none" "$cargo" build --offline --quiet >"$stage/none.log" 2>&1; then
     echo "FAIL: the packed rngtrk-sys built with no librngtrk to be found"; exit 1
 fi
-grep -q "librngtrk was not found: install rngtrk" "$stage/none.log" ||
+grep -q "librngtrk was not found, and this crate holds no sources to build it from" "$stage/none.log" ||
     { echo "FAIL: no clear message without a librngtrk"; cat "$stage/none.log"; exit 1; }
 PKG_CONFIG_PATH="$installed" "$cargo" build --offline --quiet >"$stage/sys.log" 2>&1 ||
     { echo "FAIL: the packed rngtrk-sys did not build against the installed library"; cat "$stage/sys.log"; exit 1; }
-[ "$("$stage/target/debug/sys-outside")" = "sys-outside: 0.1.0" ] || { echo "FAIL: sys-outside did not run"; exit 1; }
-echo "rust outside the checkout: ok (path dependency and the packed rngtrk-sys link the installed library)"
+# No build.rs of its own writes a run path here: it finds the library as
+# any program does, through LD_LIBRARY_PATH (docs/rust.md: Linking).
+[ "$(LD_LIBRARY_PATH="$prefix/lib" "$stage/target/debug/sys-outside")" = "sys-outside: 0.1.0" ] ||
+    { echo "FAIL: sys-outside did not run"; exit 1; }
+echo "rust outside the checkout: ok (a path dependency, the crates' own binaries and the packed rngtrk-sys link the installed library; the first two run with no LD_LIBRARY_PATH)"

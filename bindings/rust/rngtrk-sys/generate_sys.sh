@@ -35,5 +35,6 @@ bindgen "$header" \
     --raw-line '//! c_api/rngtrk.h with bindgen: do not edit.  The documentation comes from the header.' \
     --raw-line "//! Header SHA-256: $sha" \
     --raw-line '#![allow(non_camel_case_types, non_upper_case_globals, missing_docs)]' \
+    --raw-line 'pub mod version_rule; // hand-written: the library versions this crate accepts' \
     --output "$out" \
     -- -DRNGTRK_API=

@@ -113,6 +113,12 @@ impl Error {
         Error { code: sys::rngtrk_status::RNGTRK_E_OVERFLOW.0, message }
     }
 
+    /// An `Unavailable` error raised by this crate itself (a loaded library
+    /// of a version this crate does not serve).
+    pub(crate) fn unavailable(message: String) -> Error {
+        Error { code: sys::rngtrk_status::RNGTRK_E_UNAVAILABLE.0, message }
+    }
+
     /// An `InvalidArgument` error raised by this crate itself.
     pub(crate) fn invalid(message: String) -> Error {
         Error { code: sys::rngtrk_status::RNGTRK_E_INVALID_ARGUMENT.0, message }

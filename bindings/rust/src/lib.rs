@@ -133,9 +133,14 @@
 //!
 //! # Linking
 //!
-//! `build.rs` links `librngtrk` from `RNGTRK_LIB_DIR`, else from what
-//! `pkg-config rngtrk` answers, else from the repository's `build/` folder
-//! (after `make`), and writes that folder into the binaries' run path.
+//! rngtrk-sys's `build.rs` links `librngtrk` from `RNGTRK_LIB_DIR`, else
+//! from what `pkg-config rngtrk` answers (when its version is one this
+//! crate serves), else from the repository's `build/` folder (after
+//! `make`), else it builds the library from its C++ sources and links it
+//! statically; the `bundled` feature always does the last.  A shared
+//! library's folder goes into this crate's tests' and examples' run path.
+//! The loaded library's version is checked once, before the first
+//! [`Tracker`] ([`check_library_version`]).  Details: docs/rust.md.
 #![warn(missing_docs)]
 
 #[macro_use]
@@ -187,4 +192,70 @@ pub fn version_number() -> u32 {
 pub fn version_string() -> &'static str {
     // SAFETY: the library returns a static NUL-terminated ASCII string.
     unsafe { CStr::from_ptr(sys::rngtrk_version_string()) }.to_str().unwrap_or("?")
+}
+
+/// The header this crate's declarations were generated from (rngtrk-sys's
+/// `RNGTRK_VERSION_*`, as bindgen gave them).
+const HEADER_VERSION: sys::version_rule::Version =
+    (sys::RNGTRK_VERSION_MAJOR, sys::RNGTRK_VERSION_MINOR, sys::RNGTRK_VERSION_PATCH);
+
+/// Whether the loaded librngtrk serves this crate, by the rule of the
+/// Python binding (`sys::version_rule`): the same major version, and a
+/// minor at least the header's (the same minor while the major is 0).
+/// Checked once, before the first [`Tracker`] is made; [`Tracker::new`]
+/// returns this error ([`ErrorKind::Unavailable`], naming both versions)
+/// when the library is another.  Call it yourself to check earlier.
+pub fn check_library_version() -> Result<(), Error> {
+    static CHECK: std::sync::Once = std::sync::Once::new();
+    static COMPATIBLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    CHECK.call_once(|| {
+        let compatible = library_version_verdict(version_number(), HEADER_VERSION).is_ok();
+        COMPATIBLE.store(compatible, std::sync::atomic::Ordering::Release);
+    });
+    if COMPATIBLE.load(std::sync::atomic::Ordering::Acquire) {
+        Ok(())
+    } else {
+        library_version_verdict(version_number(), HEADER_VERSION)
+    }
+}
+
+/// The verdict on a library reporting `library_number` for declarations
+/// generated from `header`.
+fn library_version_verdict(library_number: u32, header: sys::version_rule::Version) -> Result<(), Error> {
+    if sys::version_rule::is_compatible(library_number, header) {
+        return Ok(());
+    }
+    Err(Error::unavailable(format!(
+        "the loaded librngtrk is {}, but this crate was generated from rngtrk.h {}.{}.{} and needs librngtrk {}: \
+         link a matching library (RNGTRK_LIB_DIR or pkg-config when building, the run path or LD_LIBRARY_PATH \
+         when running) or build with the `bundled` feature",
+        sys::version_rule::format(library_number),
+        header.0,
+        header.1,
+        header.2,
+        sys::version_rule::describe_range(header)
+    )))
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+
+    #[test]
+    fn the_linked_library_passes() {
+        assert_eq!(check_library_version(), Ok(()));
+        assert_eq!(check_library_version(), Ok(()));
+    }
+
+    #[test]
+    fn another_library_is_refused() {
+        assert_eq!(library_version_verdict(101, (0, 1, 0)), Ok(()));
+        assert_eq!(library_version_verdict(10300, (1, 2, 0)), Ok(()));
+        for (library, header) in [(200, (0, 1, 0)), (10100, (0, 1, 0)), (10100, (1, 2, 0)), (20200, (1, 2, 0))] {
+            let error = library_version_verdict(library, header).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::Unavailable);
+            assert!(error.message().contains(&sys::version_rule::format(library)), "{}", error);
+            assert!(error.message().contains(&sys::version_rule::describe_range(header)), "{}", error);
+        }
+    }
 }

@@ -45,7 +45,11 @@ unsafe impl Sync for Tracker {}
 
 impl Tracker {
     /// A new tracker: default state (0, 0), no named states.
+    ///
+    /// Errors: `Unavailable` when the loaded librngtrk is a version this
+    /// crate does not serve ([`crate::check_library_version`], checked once).
     pub fn new() -> Result<Tracker, Error> {
+        crate::check_library_version()?;
         let mut raw = ptr::null_mut();
         // SAFETY: `raw` is a valid out-pointer.
         check(unsafe { sys::rngtrk_tracker_new(&mut raw) })?;

@@ -5,6 +5,7 @@
 //! c_api/rngtrk.h with bindgen: do not edit.  The documentation comes from the header.
 //! Header SHA-256: 854542403e4d84b14429fb34798ec8d6c22f5ed748e58b62896908913372c985
 #![allow(non_camel_case_types, non_upper_case_globals, missing_docs)]
+pub mod version_rule; // hand-written: the library versions this crate accepts
 
 pub const RNGTRK_VERSION_MAJOR: u32 = 0;
 pub const RNGTRK_VERSION_MINOR: u32 = 1;

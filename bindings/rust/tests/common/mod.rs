@@ -55,6 +55,10 @@ pub fn c_program(name: &str, sources: &[&str]) -> PathBuf {
         command.arg(format!("-L{}", dir)).arg(format!("-Wl,-rpath,{}", dir));
     }
     command.arg("-lrngtrk");
+    if option_env!("RNGTRK_LINKED_KIND") == Some("static") {
+        // rngtrk-sys built librngtrk.a from sources: its C++ runtime too.
+        command.args(["-lstdc++", "-lm", "-pthread"]);
+    }
     let status = command.status().unwrap_or_else(|e| panic!("{}: cannot run the C compiler {}: {}", name, cc, e));
     assert!(status.success(), "{}: {:?} failed", name, command);
     built.push(name.to_string());
