@@ -15,22 +15,44 @@ which library it carries in .dist-info/bundled_library.json (the file, its
 sha256 and size, the version the library reports, where it was taken from):
 
 - RNGTRK_BUNDLE_LIBRARY=/path/to/librngtrk.so.0 bundles that file;
-- otherwise, built from an rngtrk checkout, it runs `make lib` there (a
-  no-op when build/ is current) and bundles build/librngtrk.so.MAJOR;
-- RNGTRK_BUNDLE_LIBRARY=none, or a source tree with no checkout around it
-  (an sdist), gives a pure-Python wheel that finds the library at import
-  time (RNGTRK_LIBRARY, ldconfig, the soname).
+- otherwise, built from an rngtrk checkout, it runs `make -jCPUS lib` there (a
+  no-op when build/ is current) and links build/librngtrk.a's objects again
+  with -static-libstdc++ -static-libgcc into build/wheel-lib/;
+- built from an unpacked sdist (which carries the library's C++ sources
+  and library.mk), it compiles the library itself: the sources and flags
+  of library.mk, the C++ compiler ($CXX, else c++, g++, clang++), one job
+  per CPU, CPU-only (NO_CUDA_SOURCES), libstdc++ and libgcc linked in;
+- RNGTRK_BUNDLE_LIBRARY=none gives a pure-Python wheel (py3-none-any) that
+  finds the library at import time (RNGTRK_LIBRARY, ldconfig, the soname).
+
+The bundled library is stripped of its debug information (strip
+--strip-debug; $STRIP names another strip).  The wheel's platform tag is
+computed from that file (see platform_tag): manylinux_2_N_ARCH, N the
+highest GLIBC_2.N symbol version it needs, when it needs no library but
+glibc's; else linux_ARCH, with a note on stderr.
+
+build_editable (pip install -e) puts this folder on sys.path and builds the
+library where rngtrk/_library.py finds it: `make lib` in a checkout (then
+build/librngtrk.so.MAJOR), the sdist's compile into rngtrk/ otherwise.
+
+A build that cannot go on (no C++ compiler, no strip, a failed compile)
+prints one message saying what is missing and how to get it, and exits 1.
 """
 import base64
 import hashlib
 import io
 import os
+import platform
 import re
+import shlex
+import shutil
+import struct
 import subprocess
 import sys
-import sysconfig
 import tarfile
+import tempfile
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "rngtrk"
@@ -109,43 +131,351 @@ def _checkout_root():
     return root if all(os.path.isfile(os.path.join(root, m)) for m in markers) else None
 
 
-def _library_to_bundle():
-    """The path of the librngtrk to put in the wheel, or None."""
+class BuildError(Exception):
+    """A build that cannot go on, with the one message that says why."""
+
+
+def _fail(message):
+    """Ends the build with `message` alone on stderr (no traceback): pip shows
+    it under its own 'subprocess-exited-with-error'."""
+    print(message, file=sys.stderr, flush=True)
+    raise SystemExit(1)
+
+
+def _guarded(hook):
+    """A PEP 517 hook that turns BuildError into _fail's one message."""
+    def run(*args, **kwargs):
+        try:
+            return hook(*args, **kwargs)
+        except BuildError as error:
+            _fail(str(error))
+    run.__name__, run.__doc__ = hook.__name__, hook.__doc__
+    return run
+
+
+# -- Reading the bundled library: an ELF reader -----------------------------
+#
+# What the platform tag needs of a shared object: the libraries it names in
+# DT_NEEDED (.dynamic) and the symbol versions it needs of each
+# (.gnu.version_r).  Both are reached through the section headers, which
+# strip keeps.
+
+_SHT_DYNAMIC, _SHT_GNU_VERNEED, _DT_NEEDED = 6, 0x6FFFFFFE, 1
+_ELF_MACHINES = {62: "x86_64", 183: "aarch64", 3: "i686", 21: "ppc64", 22: "s390x", 243: "riscv64", 40: "armv7l"}
+
+
+def read_elf_needs(path):
+    """{"machine": "x86_64", "needed": [soname, ...], "versions": {soname: [version, ...]}}
+    of a shared object, from its .dynamic and .gnu.version_r sections."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF":
+        raise BuildError(f"rngtrk: {path} is not an ELF file")
+    is64, order = data[4] == 2, "<" if data[5] == 1 else ">"
+    machine = struct.unpack_from(order + "H", data, 18)[0]
+    if is64:
+        shoff, = struct.unpack_from(order + "Q", data, 0x28)
+        shentsize, shnum = struct.unpack_from(order + "HH", data, 0x3A)
+        section_format, dyn_format = order + "IIQQQQIIQQ", order + "qQ"
+    else:
+        shoff, = struct.unpack_from(order + "I", data, 0x20)
+        shentsize, shnum = struct.unpack_from(order + "HH", data, 0x2E)
+        section_format, dyn_format = order + "IIIIIIIIII", order + "iI"
+    # (type, offset, size, link, info) of every section
+    sections = []
+    for i in range(shnum):
+        fields = struct.unpack_from(section_format, data, shoff + i * shentsize)
+        sections.append((fields[1], fields[4], fields[5], fields[6], fields[7]))
+
+    def string(table, at):
+        start = sections[table][1] + at
+        return data[start:data.index(b"\0", start)].decode("ascii", "replace")
+
+    needed, versions = [], {}
+    for kind, offset, size, link, info in sections:
+        if kind == _SHT_DYNAMIC:
+            step = struct.calcsize(dyn_format)
+            for at in range(offset, offset + size, step):
+                tag, value = struct.unpack_from(dyn_format, data, at)
+                if tag == 0:
+                    break
+                if tag == _DT_NEEDED:
+                    needed.append(string(link, value))
+        elif kind == _SHT_GNU_VERNEED:
+            at = offset
+            for _ in range(info):  # sh_info: the number of Verneed entries
+                _, count, file_name, aux, next_need = struct.unpack_from(order + "HHIII", data, at)
+                names = versions.setdefault(string(link, file_name), [])
+                aux_at = at + aux
+                for _ in range(count):
+                    _, _, _, name, next_aux = struct.unpack_from(order + "IHHII", data, aux_at)
+                    names.append(string(link, name))
+                    aux_at += next_aux
+                at += next_need
+    return {"machine": _ELF_MACHINES.get(machine, platform.machine()), "needed": needed,
+            "versions": versions}
+
+
+# The libraries a manylinux wheel may need of the system (PEP 600: those of
+# manylinux2014's PEP 599 list that a C++ library can use), and the
+# architecture's dynamic loader, which is part of glibc.
+MANYLINUX_LIBRARIES = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1",
+                       "libgcc_s.so.1", "libstdc++.so.6", "ld-linux-x86-64.so.2", "ld-linux-aarch64.so.1"}
+# libstdc++ and libgcc_s have symbol versions of their own (GLIBCXX_, CXXABI_,
+# GCC_) whose manylinux limits this reader does not know: a library that
+# needs them gets no manylinux tag.  The backend's own builds link both in.
+_UNCHECKED_LIBRARIES = {"libstdc++.so.6", "libgcc_s.so.1"}
+# The oldest glibc a manylinux tag of ours names: manylinux2014's.
+_MANYLINUX_FLOOR = 17
+
+
+def _version_key(name):
+    return tuple(int(p) for p in name.split("_", 1)[1].split("."))
+
+
+def platform_tag(path, note=True):
+    """(tag, why) for the shared object at `path`: manylinux_2_N_ARCH, N the
+    highest GLIBC_2.N it needs (at least 17), when every library it needs
+    is in MANYLINUX_LIBRARIES and none is libstdc++/libgcc_s; otherwise
+    linux_ARCH, and the reason goes to stderr."""
+    needs = read_elf_needs(path)
+    arch = needs["machine"]
+    glibc = [v for names in needs["versions"].values() for v in names if re.fullmatch(r"GLIBC_2(\.[0-9]+)+", v)]
+    problems = [f"needs {lib}, which manylinux does not promise" for lib in needs["needed"]
+                if lib not in MANYLINUX_LIBRARIES]
+    problems += [f"needs {lib} (versions {', '.join(needs['versions'].get(lib, [])) or 'none'}), whose "
+                 "symbol versions this backend does not check against manylinux: link it statically "
+                 "(-static-libstdc++ -static-libgcc)" for lib in needs["needed"] if lib in _UNCHECKED_LIBRARIES]
+    problems += ["needs GLIBC_PRIVATE" for names in needs["versions"].values() if "GLIBC_PRIVATE" in names]
+    if problems:
+        why = f"rngtrk: {path}: tagged linux_{arch}, not manylinux: " + "; ".join(problems)
+        if note:
+            print(why, file=sys.stderr)
+        return f"linux_{arch}", why
+    minor = max([_version_key(v)[1] for v in glibc] + [_MANYLINUX_FLOOR])
+    highest = max(glibc, key=_version_key) if glibc else "no GLIBC_ version"
+    return f"manylinux_2_{minor}_{arch}", f"needs {', '.join(needs['needed'])}; highest {highest}"
+
+
+# -- Building the library from library.mk ------------------------------------
+
+def read_library_mk(path):
+    """{NAME: [words]} of library.mk's `NAME := words` lines (a backslash at
+    the end of a line continues it), as CMakeLists.txt reads them."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read().replace("\\\n", " ")
+    return {name: shlex.split(words) for name, words in re.findall(r"^([A-Z0-9_]+) := (.*)$", text, re.MULTILINE)}
+
+
+def _find_tool(variable, names, what, how):
+    """The command of $variable (split as the shell would), else the first of
+    `names` on PATH; else a BuildError saying what is missing and how to get it."""
+    chosen = os.environ.get(variable, "")
+    if chosen:
+        command = shlex.split(chosen)
+        if shutil.which(command[0]):
+            return command
+        raise BuildError(f"rngtrk: ${variable} is {chosen!r}, which is not a command here: {how}")
+    for name in names:
+        if shutil.which(name):
+            return [name]
+    raise BuildError(f"rngtrk: no {what} ({', '.join(names)}) on PATH and ${variable} unset: {how}")
+
+
+_NO_COMPILER = ("the rngtrk wheel builds librngtrk, a C++17 library. Install a C++ compiler "
+                "(Debian/Ubuntu: sudo apt-get install g++; Fedora: sudo dnf install gcc-c++) or set CXX "
+                "to one; or bundle a library built elsewhere: RNGTRK_BUNDLE_LIBRARY=/path/to/librngtrk.so.0 "
+                "(RNGTRK_BUNDLE_LIBRARY=none: a wheel without it, that finds one at import time).")
+
+
+def _compiler():
+    return _find_tool("CXX", ("c++", "g++", "clang++"), "C++ compiler", _NO_COMPILER)
+
+
+def _run(command, cwd, what):
+    result = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        raise BuildError(f"rngtrk: {what} failed (exit {result.returncode}):\n  {shlex.join(command)}\n"
+                         f"{result.stdout}")
+    if result.stdout.strip():
+        sys.stderr.write(result.stdout)  # warnings: pip shows them with -v
+    return result
+
+
+def _link_flags(lists, root):
+    """library.mk's LIB_LINK_FLAGS with the version script's path made
+    absolute, then libstdc++ and libgcc linked in: the library needs of the
+    system only glibc (its symbols stay hidden: the version script exports
+    rngtrk_* alone)."""
+    flags = [f"-Wl,--version-script={os.path.join(root, f.split('=', 1)[1])}"
+             if f.startswith("-Wl,--version-script=") else f for f in lists["LIB_LINK_FLAGS"]]
+    return flags + ["-static-libstdc++", "-static-libgcc"]
+
+
+def compile_library(root, output):
+    """Compiles librngtrk.so.MAJOR at `output` from the sources of
+    root/library.mk, CPU-only, as the Makefile would (its default
+    optimisation, warnings, library flags, per-source includes and engine
+    flags), one compiler per CPU."""
+    lists = read_library_mk(os.path.join(root, "library.mk"))
+    cxx = _compiler()
+    version_text = subprocess.run(cxx + ["--version"], capture_output=True, text=True).stdout
+    is_clang = "clang" in version_text.split("\n")[0]
+    target = subprocess.run(cxx + ["-dumpmachine"], capture_output=True, text=True).stdout.strip()
+    sources = list(lists["LIB_SOURCES"])
+    if "x86_64" not in (target or platform.machine()):
+        sources = [s for s in sources if s not in lists["X86_64_SOURCES"]]
+    sources += lists["NO_CUDA_SOURCES"]
+    extra = shlex.split(os.environ.get("CXXFLAGS", ""))
+    objects_dir = os.path.join(os.path.dirname(output), "obj")
+
+    def command(source):
+        includes = lists["C_API_INCLUDES"] if source.startswith("c_api/") else lists["CORE_INCLUDES"]
+        # -g left out: the wheel's library is stripped of it anyway, and GCC and
+        # clang make the same code with and without it.
+        optimise = [f for f in lists["DEFAULT_OPTFLAGS"] if f != "-g"]
+        flags = optimise + lists["WARNINGS"] + lists["LIB_FLAGS"] + extra
+        flags += [f"-I{os.path.join(root, i)}" for i in includes]
+        if source in lists["ENGINE_SOURCES"]:
+            flags += lists["ENGINE_FLAGS"]
+            if source in lists.get("AVX2_SOURCES", []):
+                flags += lists["AVX2_FLAGS"]
+            if source in lists.get("AVX512_SOURCES", []):
+                flags += lists["AVX512_FLAGS"] + ([] if is_clang else lists["AVX512_GCC_FLAGS"])
+        obj = os.path.join(objects_dir, source[:-len(".cpp")] + ".o")
+        os.makedirs(os.path.dirname(obj), exist_ok=True)
+        return cxx + flags + ["-c", os.path.join(root, source), "-o", obj], obj
+
+    commands = [command(s) for s in sources]
+    print(f"rngtrk: compiling librngtrk ({len(commands)} sources, {os.cpu_count() or 1} jobs, "
+          f"{shlex.join(cxx)}{' (clang)' if is_clang else ''}, CPU-only)", file=sys.stderr, flush=True)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = [pool.submit(_run, c, root, f"compiling {s}") for (c, _), s in zip(commands, sources)]
+        for future in futures:
+            future.result()
+    soname = os.path.basename(output)
+    _run(cxx + ["-shared", f"-Wl,-soname,{soname}"] + _link_flags(lists, root) + ["-o", output] +
+         [obj for _, obj in commands] + shlex.split(os.environ.get("LDFLAGS", "")), root, "linking librngtrk")
+    return output
+
+
+def _relink_checkout_library(root, output):
+    """The objects `make lib` built (build/librngtrk.a: exactly the Makefile's
+    LIB_OBJECTS, the CUDA backend's included when it was built) linked again
+    as the wheel's librngtrk, with libstdc++ and libgcc linked in."""
+    lists = read_library_mk(os.path.join(root, "library.mk"))
+    archive = os.path.join(root, "build", "librngtrk.a")
+    with open(archive, "rb") as f:
+        with_cuda = b"cuda_backend.o/" in f.read()
+    cuda = []
+    if with_cuda:  # the Makefile's CUDA_LIBS
+        cuda = [f"-L{os.path.join(os.environ.get('CUDA_HOME', '/usr/local/cuda'), 'lib64')}"]
+        cuda += [f"-l{name}" for name in lists["CUDA_LINK_LIBRARIES"]]
+    os.makedirs(os.path.dirname(output), exist_ok=True)
+    _run(_compiler() + ["-shared", f"-Wl,-soname,{os.path.basename(output)}"] + _link_flags(lists, root) +
+         ["-o", output, "-Wl,--whole-archive", archive, "-Wl,--no-whole-archive"] + cuda,
+         root, "linking the wheel's librngtrk from build/librngtrk.a")
+    return output
+
+
+def _stripped(path, output):
+    """A copy of `path` at `output` without debug information."""
+    strip = _find_tool("STRIP", ("strip",), "strip",
+                       "install binutils (Debian/Ubuntu: sudo apt-get install binutils), or set STRIP")
+    _run(strip + ["--strip-debug", "-o", output, path], None, f"strip --strip-debug {path}")
+    return output
+
+
+def _library_sources(root):
+    """The files of `root` a library build needs, as repository paths: the
+    sources of library.mk (CPU-only), every header they include (followed
+    from their quoted #include lines through the include folders), the
+    version script, and library.mk itself."""
+    lists = read_library_mk(os.path.join(root, "library.mk"))
+    folders = lists["C_API_INCLUDES"] + lists["CORE_INCLUDES"]
+    scripts = [f.split("=", 1)[1] for f in lists["LIB_LINK_FLAGS"] if f.startswith("-Wl,--version-script=")]
+    wanted, found = list(lists["LIB_SOURCES"] + lists["NO_CUDA_SOURCES"]), set()
+    while wanted:
+        path = wanted.pop()
+        if path in found:
+            continue
+        found.add(path)
+        with open(os.path.join(root, path), encoding="utf-8") as f:
+            for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read(), re.MULTILINE):
+                for folder in [os.path.dirname(path)] + folders:
+                    candidate = os.path.normpath(os.path.join(folder, name))
+                    if os.path.isfile(os.path.join(root, candidate)):
+                        wanted.append(candidate.replace(os.sep, "/"))
+                        break
+    return sorted(found) + scripts + ["library.mk"]
+
+
+def _source_root():
+    """Where library.mk and the sources are: the checkout, or this folder
+    (an unpacked sdist); None when neither has them."""
+    root = _checkout_root()
+    if root is not None:
+        return root
+    return HERE if os.path.isfile(os.path.join(HERE, "library.mk")) else None
+
+
+def _library_to_bundle(work):
+    """(the path of the librngtrk to put in the wheel, unstripped; where it
+    came from, for bundled_library.json), or None."""
     major = _version().split(".")[0]
     chosen = os.environ.get("RNGTRK_BUNDLE_LIBRARY", "")
     if chosen.lower() == "none":
         return None
     if chosen:
-        return chosen
+        if not os.path.isfile(chosen):
+            raise BuildError(f"rngtrk: RNGTRK_BUNDLE_LIBRARY is {chosen!r}: no such file")
+        return chosen, os.path.realpath(chosen)
     root = _checkout_root()
     if root is None:
-        return None
+        if _source_root() is None:
+            return None
+        return compile_library(HERE, os.path.join(work, f"librngtrk.so.{major}")), \
+            "compiled from the sdist's sources (library.mk)"
+    _make_lib(root)
+    output = os.path.join(root, "build", "wheel-lib", f"librngtrk.so.{major}")
+    return _relink_checkout_library(root, output), os.path.join(root, "build", "librngtrk.a")
+
+
+def _make_lib(root):
     # make's output goes to stderr, so that pip shows it only when asked (-v)
     # or when the build fails.
-    result = subprocess.run(["make", "-C", root, "lib"], stdout=sys.stderr, stderr=sys.stderr)
-    if result.returncode != 0:
-        raise RuntimeError(f"rngtrk: `make -C {root} lib` failed (exit {result.returncode}); build the "
-                           f"library first, or set RNGTRK_BUNDLE_LIBRARY to a librngtrk.so.{major} "
-                           "(or to 'none' for a wheel without it)")
-    return os.path.join(root, "build", f"librngtrk.so.{major}")
-
-
-def _bundled_library():
-    """(path in the wheel, bytes, the record of it for bundled_library.json), or None."""
-    path = _library_to_bundle()
-    if path is None:
-        return None
     major = _version().split(".")[0]
+    if shutil.which("make") is None:
+        raise BuildError("rngtrk: no `make` on PATH (Debian/Ubuntu: sudo apt-get install make g++), or set "
+                         f"RNGTRK_BUNDLE_LIBRARY to a librngtrk.so.{major}")
+    jobs = [] if re.search(r"(^|\s)-j|--jobs", os.environ.get("MAKEFLAGS", "")) else [f"-j{os.cpu_count() or 1}"]
+    result = subprocess.run(["make", "-C", root] + jobs + ["lib"], stdout=sys.stderr, stderr=sys.stderr)
+    if result.returncode != 0:
+        raise BuildError(f"rngtrk: `make -C {root} lib` failed (exit {result.returncode}); build the "
+                         f"library first, or set RNGTRK_BUNDLE_LIBRARY to a librngtrk.so.{major} "
+                         "(or to 'none' for a wheel without it)")
+
+
+def _bundled_library(work):
+    """(path in the wheel, bytes, the record of it for bundled_library.json,
+    the platform tag), or None."""
+    chosen = _library_to_bundle(work)
+    if chosen is None:
+        return None
+    built, source = chosen
+    major = _version().split(".")[0]
+    path = _stripped(built, os.path.join(work, f"stripped-librngtrk.so.{major}"))
     with open(path, "rb") as f:
         data = f.read()
     import ctypes
     import json
     opened = ctypes.CDLL(os.path.abspath(path))
     opened.rngtrk_version_string.restype = ctypes.c_char_p
+    tag, why = platform_tag(path)
     record = {"file": f"{PACKAGE}/librngtrk.so.{major}", "sha256": hashlib.sha256(data).hexdigest(),
               "size": len(data), "version": opened.rngtrk_version_string().decode("ascii"),
-              "source": os.path.realpath(path)}
-    return (record["file"], data, json.dumps(record, indent=1, sort_keys=True).encode() + b"\n")
+              "source": source, "stripped": "strip --strip-debug", "platform": tag, "platform_reason": why}
+    return record["file"], data, json.dumps(record, indent=1, sort_keys=True).encode() + b"\n", tag
 
 
 def _record_line(path, data):
@@ -186,34 +516,69 @@ def get_requires_for_build_editable(config_settings=None):
     return []
 
 
+@_guarded
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     files = _package_files()
-    library = _bundled_library()
+    with tempfile.TemporaryDirectory(prefix="rngtrk-wheel-") as work:
+        library = _bundled_library(work)
     if library is None:
         return _write_wheel(wheel_directory, files, "py3-none-any", purelib=True)
-    platform = re.sub(r"[-.]", "_", sysconfig.get_platform())
-    path, data, record = library
-    return _write_wheel(wheel_directory, files + [(path, data)], f"py3-none-{platform}", purelib=False,
+    path, data, record, tag = library
+    # cffi's ABI mode: the package runs on any Python 3 of that platform.
+    return _write_wheel(wheel_directory, files + [(path, data)], f"py3-none-{tag}", purelib=False,
                         dist_info_files=[("bundled_library.json", record)])
 
 
+@_guarded
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
-    """PEP 660: a wheel whose .pth file puts this folder on sys.path."""
+    """PEP 660: a wheel whose .pth file puts this folder on sys.path, after
+    building the library where rngtrk/_library.py looks: `make lib` in a
+    checkout (build/librngtrk.so.MAJOR), else (an unpacked sdist) the
+    library.mk compile into rngtrk/.  RNGTRK_BUNDLE_LIBRARY=none builds
+    nothing (the package then finds a library as an installed one would)."""
+    if os.environ.get("RNGTRK_BUNDLE_LIBRARY", "").lower() != "none":
+        root = _checkout_root()
+        if root is not None:
+            _make_lib(root)
+        elif _source_root() is not None:
+            compile_library(HERE, os.path.join(HERE, PACKAGE, f"librngtrk.so.{_version().split('.')[0]}"))
     return _write_wheel(wheel_directory, [(f"_{PACKAGE}_editable.pth", (HERE + "\n").encode())],
                         "py3-none-any", purelib=True)
 
 
+@_guarded
 def build_sdist(sdist_directory, config_settings=None):
+    """The Python package, this backend, and what building the library needs
+    (library.mk, the sources it lists, their headers, the version script) at
+    their repository paths, so that a wheel built from the unpacked sdist
+    compiles the library (see compile_library)."""
     base = f"{PACKAGE}-{_version()}"
-    members = [("pyproject.toml", None), ("build_backend/rngtrk_build.py", None)]
-    members += [(path, None) for path, _ in _package_files()]
+    members = [(HERE, "pyproject.toml"), (HERE, "build_backend/rngtrk_build.py")]
+    members += [(HERE, path) for path, _ in _package_files()]
+    root = _source_root()
+    if root is None:
+        raise BuildError("rngtrk: an sdist needs the library's sources: build it from an rngtrk checkout")
+    members += [(root, path) for path in _library_sources(root)]
     filename = f"{base}.tar.gz"
     with tarfile.open(os.path.join(sdist_directory, filename), "w:gz", format=tarfile.PAX_FORMAT) as sdist:
-        for path, _ in members:
-            sdist.add(os.path.join(HERE, path), arcname=f"{base}/{path}")
+        for folder, path in members:
+            sdist.add(os.path.join(folder, path), arcname=f"{base}/{path}")
         for name, data in (("PKG-INFO", _metadata().encode()), ("README.md", _top_file("README.md")),
                            ("LICENSE", _top_file("LICENSE"))):
             info = tarfile.TarInfo(f"{base}/{name}")
             info.size = len(data)
+            info.mode = 0o644
             sdist.addfile(info, io.BytesIO(data))
     return filename
+
+
+if __name__ == "__main__":
+    # python3 rngtrk_build.py tag LIBRARY: the platform tag of a shared object
+    # and why (tests/wheel_test.sh compares it with readelf's view).
+    if len(sys.argv) == 3 and sys.argv[1] == "tag":
+        print("\n".join(platform_tag(sys.argv[2], note=False)))
+    elif len(sys.argv) == 3 and sys.argv[1] == "needs":
+        import json
+        print(json.dumps(read_elf_needs(sys.argv[2]), sort_keys=True))
+    else:
+        sys.exit("usage: rngtrk_build.py tag|needs LIBRARY")

@@ -149,13 +149,20 @@ def test_the_sdist_holds_what_a_wheel_build_needs(tmp_path):
     assert {f"{base}/pyproject.toml", f"{base}/PKG-INFO", f"{base}/build_backend/rngtrk_build.py",
             f"{base}/rngtrk/_cdef.py", f"{base}/rngtrk/_rngtrk_ffi.py", f"{base}/rngtrk/tracker.py",
             f"{base}/README.md", f"{base}/LICENSE"} <= members
+    # The library's sources: library.mk, what it lists (CPU-only), the version script.
+    lists = rngtrk_build.read_library_mk(os.path.join(REPO, "library.mk"))
+    for path in lists["LIB_SOURCES"] + lists["NO_CUDA_SOURCES"] + ["library.mk", "c_api/exports.map",
+                                                                   "c_api/rngtrk.h"]:
+        assert f"{base}/{path}" in members, path
+    assert f"{base}/cuda/cuda_backend.cu" not in members
     unpacked = tmp_path / "unpacked" / base
     assert_licensed((unpacked / "PKG-INFO").read_text(encoding="utf-8"), (unpacked / "LICENSE").read_bytes())
-    # The unpacked sdist builds the same wheel contents on its own.
+    # The unpacked sdist builds the same wheel contents on its own (here
+    # without compiling the library: tests/wheel_test.sh installs the sdist).
     build = subprocess.run(
         [sys.executable, "-c", "import sys, rngtrk_build; print(rngtrk_build.build_wheel(sys.argv[1]))",
          str(tmp_path)], cwd=str(tmp_path / "unpacked" / base / "build_backend"),
-        capture_output=True, text=True)
+        capture_output=True, text=True, env=dict(os.environ, RNGTRK_BUNDLE_LIBRARY="none"))
     assert build.returncode == 0, build.stderr
     wheel = zipfile.ZipFile(tmp_path / build.stdout.strip())
     assert {"rngtrk/_cdef.py", "rngtrk/_rngtrk_ffi.py"} <= set(wheel.namelist())
@@ -163,7 +170,7 @@ def test_the_sdist_holds_what_a_wheel_build_needs(tmp_path):
 
 
 def test_pip_wheel_makes_a_wheel_that_installs_alone_and_runs_the_readme_example(venv, tmp_path):
-    """`pip wheel bindings/python`: the wheel file alone installs into a
+    """`pip wheel --no-deps -w dist bindings/python`: the wheel file alone installs into a
     fresh --system-site-packages venv (Debian's cffi and numpy), runs the
     README's Python example from another directory, and says in
     .dist-info/bundled_library.json which library it carries."""
@@ -180,7 +187,12 @@ def test_pip_wheel_makes_a_wheel_that_installs_alone_and_runs_the_readme_example
     record = json.loads(wheel.read("rngtrk-0.1.0.dist-info/bundled_library.json"))
     bundled = wheel.read(record["file"])
     assert record["sha256"] == hashlib.sha256(bundled).hexdigest() and record["size"] == len(bundled)
-    assert record["version"] == "0.1.0" and record["source"] == os.path.realpath(LIBRARY)
+    # Made from the objects `make lib` built, linked again with libstdc++ and
+    # libgcc inside and stripped; tagged for the glibc it needs.
+    assert record["version"] == "0.1.0" and record["source"] == os.path.join(REPO, "build", "librngtrk.a")
+    assert record["stripped"] == "strip --strip-debug"
+    assert wheel_path.name == f"rngtrk-0.1.0-py3-none-{record['platform']}.whl"
+    assert record["platform"].startswith("manylinux_2_"), record["platform_reason"]
     fresh = tmp_path / "fresh-venv"
     assert subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(fresh)]).returncode == 0
     installed = subprocess.run([str(fresh / "bin" / "pip"), "install", "--no-index", str(wheel_path)],

@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tools/build_wheel_manylinux.sh [OUTDIR]: the Python wheel built in the
+# oldest Debian this machine's mirror still serves that builds the library
+# (Debian 11 "bullseye": glibc 2.31, g++ 10, Python 3.9), so that its
+# computed tag (bindings/python/build_backend/rngtrk_build.py: platform_tag)
+# is manylinux_2_31_x86_64 or lower, the tag of a wheel that installs on
+# glibc 2.31 and later.  Writes OUTDIR/rngtrk-VERSION-py3-none-TAG.whl
+# (default OUTDIR: build/wheelhouse) and prints its name; the build's log:
+# build/wheel-root-bullseye.build.log.
+#
+# The root: debootstrap minbase of bullseye with g++, make, python3 and
+# binutils (no cffi: the build does not import it), made once under
+# build/wheel-root-bullseye and reused (delete it to make a new one;
+# RNGTRK_WHEEL_SUITE picks another release).  In it, as root in a chroot in
+# a private mount namespace: a clone of this repository with this working
+# tree's uncommitted changes (tests/clone_checkout.sh), where the backend
+# runs `make lib` (no nvcc there: CPU-only), links the objects again with
+# libstdc++ and libgcc linked in, strips the debug information
+# (strip --strip-debug) and writes the wheel.  Needs root and the mirror
+# this machine's apt uses (only when the root is made).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$top/build/wheelhouse}
+suite=${RNGTRK_WHEEL_SUITE:-bullseye}
+root=${RNGTRK_WHEEL_ROOT:-$top/build/wheel-root-$suite}
+if [ "$(id -u)" != 0 ]; then
+    echo "build_wheel_manylinux: needs root (debootstrap, chroot and unshare)" >&2
+    exit 1
+fi
+start=$(date +%s)
+if [ ! -e "$root/.rngtrk-wheel-root" ]; then
+    command -v debootstrap >/dev/null || "$top/tools/install-deps.sh" fresh || exit 1
+    mirror=$(sed -n 's/^URIs: *\(http[^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+    [ -n "$mirror" ] || mirror=$(sed -n 's/^deb \(http[^ ]*\) .*/\1/p' /etc/apt/sources.list 2>/dev/null | head -1)
+    mirror=${mirror:-http://deb.debian.org/debian}
+    echo "build_wheel_manylinux: debootstrap $suite (minbase, g++ make python3 binutils) from $mirror into $root"
+    rm -rf "$root.tmp"
+    mkdir -p "$(dirname "$root")"
+    timeout 1500 debootstrap --variant=minbase --include=g++,make,python3,binutils "$suite" "$root.tmp" "$mirror" \
+        >"$root.debootstrap.log" 2>&1 ||
+        { echo "build_wheel_manylinux: debootstrap failed; its log: $root.debootstrap.log" >&2; tail -20 "$root.debootstrap.log" >&2; exit 1; }
+    touch "$root.tmp/.rngtrk-wheel-root"
+    mv "$root.tmp" "$root"
+    echo "build_wheel_manylinux: root made in $(($(date +%s) - start)) s"
+fi
+rm -rf "$root/root/rngtrk" "$root/root/wheelhouse"
+"$top/tests/clone_checkout.sh" "$root/root/rngtrk"
+mkdir -p "$root/root/wheelhouse"
+unshare --mount --propagation private --fork sh -c '
+    root=$1
+    mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" || exit 1
+    exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        sh -c "cd /root/rngtrk/bindings/python/build_backend &&
+               echo \"build_wheel_manylinux: in \$(. /etc/os-release; echo \$PRETTY_NAME): \$(ldd --version | head -1), \$(g++ --version | head -1), \$(python3 --version)\" &&
+               python3 -c \"import sys, rngtrk_build; print(rngtrk_build.build_wheel(sys.argv[1]))\" /root/wheelhouse" >&2' \
+    sh "$root" 2>"$root.build.log" ||
+    { echo "build_wheel_manylinux: the build in $suite failed; its log: $root.build.log" >&2; tail -30 "$root.build.log" >&2; exit 1; }
+head -1 "$root.build.log" >&2
+mkdir -p "$out"
+for wheel in "$root"/root/wheelhouse/*.whl; do
+    cp "$wheel" "$out/"
+    echo "build_wheel_manylinux: $out/$(basename "$wheel") ($(($(date +%s) - start)) s)" >&2
+    basename "$wheel"
+done
