@@ -16,6 +16,11 @@
 #   make test-torch-dist  a torch.distributed job (4 ranks, resumed on 2); also in make test
 #   make test-fresh [SUITE=trixie|sid|bookworm]   the README's commands on a bare Debian of that release
 #                      (this machine's by default; debootstrap; root)
+#   make test-packaging   the wheel (offline, manylinux tag, stripped), the sdist, pip -e, the Rust crates
+#                      with no make nor installed library, the Debian 11 wheel (root); in .ci/run
+#   make test-wheel / test-rust-bundled   its Python part (no root) / its Rust part
+#   make wheel-manylinux  the Python wheel built in a Debian 11 root (root): build/wheelhouse/
+#   make sdist         the Python source archive, which builds the library when installed: dist/
 #   make test-werror   warnings as errors with g++ and clang, every header compiled alone
 #   make test-aarch64  cross-built for aarch64, the C API tests under qemu-aarch64
 #   make test-upstream MEGATRON_LM=DIR SLAPO=DIR   upstream's own RNG tests against rngtrk (docs/pytorch.md)

@@ -90,6 +90,37 @@ test:
 	@$(MAKE) $(BUILD_JOBS) --no-print-directory test-programs
 	tests/run_all.sh
 
+# `make test-packaging`: rngtrk as each ecosystem's user gets it, each from
+# a copy of this checkout with nothing installed: the Python wheel (the
+# README's command offline, its manylinux tag, stripped library), the sdist
+# in a new venv, pip install -e, pip with no compiler (tests/wheel_test.sh);
+# the Rust crates with no make and no installed library, as a path
+# dependency and as packed, and their bad input (tests/rust_bundled_test.sh);
+# the wheel built in a Debian 11 root (root; tests/wheel_test.sh manylinux).
+# Not in make test: each compiles the library again (about 10 minutes on
+# 2 cores); .ci/run runs it.  make test has the staged make install with C
+# and Rust (install_test.sh, rust_outside_test.sh) and CMake's
+# add_subdirectory and FetchContent (cmake_subproject_test.sh).
+.PHONY: test-packaging test-wheel test-rust-bundled wheel-manylinux
+test-packaging: test-wheel test-rust-bundled
+	tests/wheel_test.sh manylinux
+test-wheel: lib
+	tests/wheel_test.sh
+test-rust-bundled:
+	CARGO=$(CARGO) tests/rust_bundled_test.sh
+wheel-manylinux:
+	tools/build_wheel_manylinux.sh
+
+# `make sdist`: the Python source archive (the package, its build backend and
+# the C++ sources the backend compiles when the archive is installed), in
+# dist/ or SDIST_DIR.
+SDIST_DIR ?= dist
+.PHONY: sdist
+sdist:
+	@mkdir -p $(SDIST_DIR)
+	cd bindings/python/build_backend && /usr/bin/python3 -c \
+	    'import sys, rngtrk_build; print(sys.argv[1] + "/" + rngtrk_build.build_sdist(sys.argv[1]))' $(abspath $(SDIST_DIR))
+
 # `make test-fresh [SUITE=trixie]`: the README's commands on a new, minimal
 # Debian of that release, this machine's by default (as root: debootstrap, a
 # chroot in a private mount namespace; tests/fresh_machine_test.sh).
