@@ -38,7 +38,10 @@ fn runtime() -> Option<Runtime> {
             if h.is_null() {
                 continue;
             }
-            let sym = |s: &str| dlsym(h, CString::new(s).unwrap().as_ptr());
+            let sym = |s: &str| {
+                let name = CString::new(s).unwrap(); // alive across the call (older rustc's lint asks)
+                dlsym(h, name.as_ptr())
+            };
             let (m, c, f, s) = (sym("cudaMalloc"), sym("cudaMemcpy"), sym("cudaFree"), sym("cudaDeviceSynchronize"));
             if m.is_null() || c.is_null() || f.is_null() || s.is_null() {
                 continue;
