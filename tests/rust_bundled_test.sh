@@ -13,7 +13,9 @@
 #   c. bad input, one message each and a failed build: no C++ compiler
 #      (CXX=/nonexistent; none on PATH), and an installed rngtrk whose
 #      version is out of the crate's range (a fake rngtrk.pc), which the
-#      `bundled` feature overrides.
+#      `bundled` feature overrides; and `cargo build` inside the clone
+#      before `make` (its .cargo/config.toml names build/ as
+#      RNGTRK_LIB_DIR, which holds no library yet).
 # (The pkg-config route with an installed rngtrk: tests/rust_outside_test.sh.)
 # RUST_BUNDLED_PARTS=c runs only part c (seconds, where a and b compile the
 # library: minutes); the default is all: abc.
@@ -202,6 +204,13 @@ if (cd "$stage/a" && PKG_CONFIG_PATH="$stage/fake-pc" CXX=/nonexistent "$cargo" 
     fail "built with CXX=/nonexistent and bundled"
 fi
 expect_failure bundled "CXX=/nonexistent" "$compiler_help"
-echo "c. no compiler, an rngtrk of another version: one message each, the build failed ($(($(date +%s) - t0)) s)"
+# Inside the clone before `make`: RNGTRK_LIB_DIR (from .cargo/config.toml)
+# names build/, which holds no library.
+if (cd "$clone/bindings/rust" && "$cargo" build --offline --quiet) >"$stage/no-make.log" 2>&1; then
+    fail "cargo build inside the clone, before make, built"
+fi
+expect_failure no-make "RNGTRK_LIB_DIR is $clone/bindings/rust/../../build, which holds no librngtrk.so" \
+    "make lib" "bundled"
+echo "c. no compiler, an rngtrk of another version, cargo before make: one message each, the build failed ($(($(date +%s) - t0)) s)"
 esac
 echo "rust bundled ($parts): ok in $(($(date +%s) - started)) s ($("$cargo" --version))"

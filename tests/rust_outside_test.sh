@@ -100,6 +100,9 @@ links_installed "$stage/target/debug/examples/tour" ||
 "$top/tests/clone_checkout.sh" "$stage/clone"
 cd "$stage/clone/bindings/rust"
 packed="$stage/target/package"
+# The clone's .cargo/config.toml names its build/ as RNGTRK_LIB_DIR, where no
+# make ran (rngtrk-sys stops there, saying so): the installed library instead.
+export RNGTRK_LIB_DIR="$prefix/lib"
 "$cargo" package --offline --allow-dirty -p rngtrk-sys >"$stage/package.log" 2>&1 ||
     { echo "FAIL: cargo package -p rngtrk-sys"; cat "$stage/package.log"; exit 1; }
 if "$cargo" package --offline --allow-dirty --workspace >>"$stage/package.log" 2>&1; then
@@ -121,6 +124,7 @@ PY
         { echo "FAIL: cargo package -p rngtrk"; cat "$stage/package.log"; exit 1; }
     echo "cargo package: rngtrk-sys packed and verified, then rngtrk against it ($("$cargo" --version))"
 fi
+unset RNGTRK_LIB_DIR
 mkdir -p "$stage/crates"
 tar -xzf "$packed/rngtrk-sys-0.1.0.crate" -C "$stage/crates"
 tar -tzf "$packed/rngtrk-0.1.0.crate" | grep -q '^rngtrk-0.1.0/src/lib.rs$' || { echo "FAIL: rngtrk's .crate"; exit 1; }

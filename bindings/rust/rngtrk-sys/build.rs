@@ -157,6 +157,11 @@ fn parse_library_mk(text: &str) -> HashMap<String, Vec<String>> {
         }
         if let Some((name, words)) = logical.split_once(":=") {
             let name = name.trim();
+            // Only the format library.mk's header states: a `+=` or a
+            // `$(...)` would be misread here, so it stops the build.
+            if name.contains('+') || words.contains("$(") {
+                fail(&format!("library.mk: `{}` is not a plain `NAME := words` line", logical.trim()));
+            }
             if !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') {
                 lists.insert(name.to_string(), words.split_whitespace().map(String::from).collect());
             }
@@ -385,11 +390,26 @@ fn main() {
 
     let header = header_version();
     let bundled = env::var_os("CARGO_FEATURE_BUNDLED").is_some();
+    // The checkout around the crate first: a csrc/ left there by
+    // vendor_sources.sh would be an old copy of it.  A packed crate has no
+    // checkout around it, only csrc/.
     let vendored = manifest_dir().join("csrc");
-    let sources = if vendored.join("library.mk").is_file() { Some(vendored) } else { checkout() };
+    let sources = checkout().or_else(|| Some(vendored).filter(|v| v.join("library.mk").is_file()));
     let shared: Option<Vec<String>> = if bundled {
         None
     } else if let Ok(dir) = env::var("RNGTRK_LIB_DIR") {
+        // Inside the repository .cargo/config.toml sets it to build/: before
+        // `make`, that folder holds no library, which the linker would only
+        // report as "unable to find library -lrngtrk".
+        if !Path::new(&dir).join("librngtrk.so").exists() {
+            fail(&format!(
+                "RNGTRK_LIB_DIR is {}, which holds no librngtrk.so: build it (`make lib` in the rngtrk \
+                 repository; inside it, .cargo/config.toml names its build/ folder), set RNGTRK_LIB_DIR to the \
+                 folder of a librngtrk.so, or enable the `bundled` feature to build the library from its sources",
+                dir
+            ));
+        }
+        println!("cargo:rerun-if-changed={}", Path::new(&dir).join("librngtrk.so").display());
         Some(vec![dir])
     } else if let Some(dirs) = from_pkg_config(header) {
         Some(dirs)

@@ -28,6 +28,7 @@ fn text(call: impl Fn(*mut c_char, usize, *mut usize) -> sys::rngtrk_status) -> 
 /// (C) and `python3 -m rngtrk inspect` print; damaged bytes give the
 /// library's usual error.
 pub fn checkpoint_to_json(bytes: &[u8]) -> Result<String, Error> {
+    crate::check_library_version()?;
     // SAFETY: `bytes` is valid for its length; the library writes at most
     // `capacity` bytes to `dst` and one usize to `out_len`.
     text(|dst, capacity, out_len| unsafe {
@@ -39,6 +40,7 @@ pub fn checkpoint_to_json(bytes: &[u8]) -> Result<String, Error> {
 /// first (a foreign file is refused before the rest is read).  The error's
 /// message names the file and what is wrong with it.
 pub fn checkpoint_file_to_json(path: &str) -> Result<String, Error> {
+    crate::check_library_version()?;
     let path = std::ffi::CString::new(path).map_err(|_| Error::invalid("the path contains a NUL byte".to_string()))?;
     // SAFETY: a NUL-terminated path; the library writes at most `capacity`
     // bytes to `dst` and one usize to `out_len`.

@@ -35,6 +35,7 @@ pub type Stream = *mut c_void;
 /// `Ok(())` if the CUDA calls can run here; else `Unavailable` with the
 /// reason (no device, no driver, a library built without CUDA).
 pub fn available() -> Result<(), Error> {
+    crate::check_library_version()?;
     // SAFETY: no arguments.
     check(unsafe { sys::rngtrk_cuda_available() })
 }
@@ -55,6 +56,7 @@ pub unsafe fn sample<T: Element>(
     device_out: *mut T,
     stream: Stream,
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     let c = spec.c_spec(T::DTYPE)?;
     check(sys::rngtrk_cuda_sample(&state.to_c(), &c, first, count, device_out.cast(), capacity::<T>(count), stream))
 }
@@ -72,6 +74,7 @@ pub unsafe fn sample_slice<T: Element>(
     device_out: *mut T,
     stream: Stream,
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     let shape = SliceBox::new(global_shape, start, local_shape)?;
     let c = spec.c_spec(T::DTYPE)?;
     let (out, capacity) = (device_out.cast(), capacity::<T>(shape.count));
@@ -95,6 +98,7 @@ pub unsafe fn dropout<T: DropoutElement>(
     device_out: *mut T,
     stream: Stream,
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     let c = spec.c_dropout_spec(T::DTYPE)?;
     check(sys::rngtrk_cuda_dropout(
         &state.to_c(),
@@ -123,6 +127,7 @@ pub unsafe fn dropout_slice<T: DropoutElement>(
     device_out: *mut T,
     stream: Stream,
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     let shape = SliceBox::new(global_shape, start, local_shape)?;
     let c = spec.c_dropout_spec(T::DTYPE)?;
     let (source, out, capacity) = (device_in.cast(), device_out.cast(), capacity::<T>(shape.count));
@@ -147,6 +152,7 @@ pub unsafe fn sample_graphsafe<T: Element>(
     device_out: *mut T,
     stream: Stream,
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     let c = spec.c_spec(T::DTYPE)?;
     check(sys::rngtrk_cuda_sample_graphsafe(
         device_state,
@@ -165,5 +171,6 @@ pub unsafe fn sample_graphsafe<T: Element>(
 /// # Safety
 /// The module's contract: `device_state` holds 2 `u64`.
 pub unsafe fn advance_graphsafe(device_state: *mut u64, increment: u64, stream: Stream) -> Result<(), Error> {
+    crate::check_library_version()?;
     check(sys::rngtrk_cuda_advance_graphsafe(device_state, increment, stream))
 }

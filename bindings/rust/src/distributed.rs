@@ -362,6 +362,7 @@ pub fn dtensor_offsets(
     offset: u64,
     rule: OffsetRule,
 ) -> Result<(u64, u64), Error> {
+    crate::check_library_version()?;
     let placements = mesh.check()?;
     let rule = match rule {
         OffsetRule::Torch => sys::rngtrk_offset_rule_RNGTRK_OFFSET_RULE_TORCH,
@@ -390,6 +391,7 @@ pub fn dtensor_offsets(
 /// as DTensor computes them.  Feed them to [`crate::sample_slice`] for
 /// values that do not depend on the sharding.
 pub fn dtensor_local_box(mesh: &MeshPlacement<'_>, global_shape: &[u64]) -> Result<(Vec<u64>, Vec<u64>), Error> {
+    crate::check_library_version()?;
     let placements = mesh.check()?;
     let mut start = vec![0u64; global_shape.len()];
     let mut local = vec![0u64; global_shape.len()];

@@ -12,6 +12,7 @@ use crate::sys;
 /// Errors: `InvalidArgument` (offset not a multiple of 4), `Overflow`
 /// (first + len > 2^64).
 pub fn random_u32(state: &PhiloxState, first: u64, out: &mut [u32]) -> Result<(), Error> {
+    crate::check_library_version()?;
     let c = state.to_c();
     // SAFETY: `out` is valid for out.len() writes; `c` outlives the call.
     check(unsafe { sys::rngtrk_random_u32(&c, first, out.len() as u64, out.as_mut_ptr()) })
@@ -20,6 +21,7 @@ pub fn random_u32(state: &PhiloxState, first: u64, out: &mut [u32]) -> Result<()
 /// Like [`random_u32`], as floats in [0, 1): `(w & 0xFFFFFF) * 2^-24` for
 /// each stream word `w`, exact on every platform.
 pub fn uniform_f32(state: &PhiloxState, first: u64, out: &mut [f32]) -> Result<(), Error> {
+    crate::check_library_version()?;
     let c = state.to_c();
     // SAFETY: as in random_u32.
     check(unsafe { sys::rngtrk_uniform_f32(&c, first, out.len() as u64, out.as_mut_ptr()) })

@@ -202,9 +202,15 @@ const HEADER_VERSION: sys::version_rule::Version =
 /// Whether the loaded librngtrk serves this crate, by the rule of the
 /// Python binding (`sys::version_rule`): the same major version, and a
 /// minor at least the header's (the same minor while the major is 0).
-/// Checked once, before the first [`Tracker`] is made; [`Tracker::new`]
-/// returns this error ([`ErrorKind::Unavailable`], naming both versions)
-/// when the library is another.  Call it yourself to check earlier.
+/// Checked once, before the first call that reaches the library and can
+/// fail: [`Tracker::new`], the free functions that draw ([`sample`],
+/// [`dropout`], [`uniform_f32`], the [`cuda`] calls, ...), read checkpoints
+/// ([`checkpoint_to_json`]), place DTensor shards or look a name up
+/// ([`Distribution::from_name`], ...) return this error
+/// ([`ErrorKind::Unavailable`], naming both versions) when the library is
+/// another.  The calls that cannot fail ([`version_number`],
+/// [`version_string`], [`cpu_path`], names of values) are not checked.
+/// Call it yourself to check earlier.
 pub fn check_library_version() -> Result<(), Error> {
     static CHECK: std::sync::Once = std::sync::Once::new();
     static COMPATIBLE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

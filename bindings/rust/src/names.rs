@@ -45,6 +45,7 @@ pub(crate) fn values(name: NameFn) -> impl Iterator<Item = c_uint> {
 /// each NUL spelled `\0`: the library then refuses it in its own words,
 /// showing the name as Rust's `{:?}` would.
 pub(crate) fn value_named(name: &str, from_name: FromNameFn) -> Result<c_uint, Error> {
+    crate::check_library_version()?;
     let spelled: Cow<'_, str> = if name.contains('\0') { name.replace('\0', "\\0").into() } else { name.into() };
     let mut out: c_uint = 0;
     // SAFETY: a NUL-terminated name and a valid out-pointer for the call.

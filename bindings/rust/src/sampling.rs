@@ -470,6 +470,7 @@ pub(crate) fn out_parts<T: Element>(out: &mut [T]) -> (*mut std::os::raw::c_void
 /// 0..=1, non-finite; a dtype the distribution does not make; an offset
 /// that is not a multiple of 4; `numel` below first + count), `Overflow`.
 pub fn sample<T: Element>(state: &PhiloxState, spec: &SampleSpec, first: u64, out: &mut [T]) -> Result<(), Error> {
+    crate::check_library_version()?;
     let c = spec.c_spec(T::DTYPE)?;
     let count = out.len() as u64;
     let (ptr, capacity) = out_parts(out);
@@ -489,6 +490,7 @@ pub fn sample_slice<T: Element>(
     local_shape: &[u64],
     out: &mut [T],
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     let shape = SliceBox::new(global_shape, start, local_shape)?.filling(out.len())?;
     let c = spec.c_spec(T::DTYPE)?;
     let (ptr, capacity) = out_parts(out);
@@ -517,6 +519,7 @@ pub fn dropout<T: DropoutElement>(
     input: &[T],
     out: &mut [T],
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     check_same_len(input.len(), out.len())?;
     let c = spec.c_dropout_spec(T::DTYPE)?;
     let (ptr, capacity) = out_parts(out);
@@ -533,6 +536,7 @@ pub fn dropout_in_place<T: DropoutElement>(
     first: u64,
     data: &mut [T],
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     let c = spec.c_dropout_spec(T::DTYPE)?;
     let count = data.len() as u64;
     let (ptr, capacity) = out_parts(data);
@@ -554,6 +558,7 @@ pub fn dropout_slice<T: DropoutElement>(
     input: &[T],
     out: &mut [T],
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     check_same_len(input.len(), out.len())?;
     let shape = SliceBox::new(global_shape, start, local_shape)?.filling(out.len())?;
     let c = spec.c_dropout_spec(T::DTYPE)?;
@@ -574,6 +579,7 @@ pub fn dropout_slice_in_place<T: DropoutElement>(
     local_shape: &[u64],
     data: &mut [T],
 ) -> Result<(), Error> {
+    crate::check_library_version()?;
     let shape = SliceBox::new(global_shape, start, local_shape)?.filling(data.len())?;
     let c = spec.c_dropout_spec(T::DTYPE)?;
     let (ptr, capacity) = out_parts(data);

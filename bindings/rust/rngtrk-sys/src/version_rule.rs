@@ -72,7 +72,8 @@ pub fn parse(text: &str) -> Option<u32> {
     if count == 0 {
         return None;
     }
-    Some(parts[0] * 10000 + parts[1] * 100 + parts[2])
+    // A major version past what a u32 holds is no version (not a panic).
+    parts[0].checked_mul(10000)?.checked_add(parts[1] * 100 + parts[2])
 }
 
 #[cfg(test)]
@@ -105,6 +106,8 @@ mod tests {
         assert_eq!(parse(""), None);
         assert_eq!(parse("x.1"), None);
         assert_eq!(parse("1.2.3.4"), None);
+        assert_eq!(parse("4294967295.0.0"), None);
+        assert_eq!(parse("429496.0.0"), Some(4294960000));
         assert_eq!(format(10203), "1.2.3");
     }
 }
