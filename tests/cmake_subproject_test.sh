@@ -22,42 +22,8 @@ quiet() { "$@" >"$work/log" 2>&1 || { cat "$work/log"; fail "$*"; }; }
 # 1. The same flags, source by source.
 quiet cmake -S "$top" -B "$work/flags" -DRNGTRK_CUDA=OFF -DCMAKE_EXPORT_COMPILE_COMMANDS=ON
 (cd "$top" && make -n -B BUILD="$work/make" CUDA=0 lib) >"$work/make.txt" 2>&1 || { cat "$work/make.txt"; fail "make -n"; }
-python3 - "$top" "$work/flags/compile_commands.json" "$work/make.txt" <<'PY' || fail "CMake and make compile with other flags"
-import json, os, shlex, sys
-top, commands, make = sys.argv[1:]
-def flags(words, src):
-    out = []
-    skip = False
-    for w in words[1:]:
-        if skip:
-            skip = False
-            continue
-        if w in ("-o", "-c"):
-            skip = True
-            continue
-        if w in ("-MMD", "-MP") or w == src:
-            continue
-        if w.startswith("-I"):
-            w = "-I" + os.path.relpath(os.path.join(top, w[2:]), top)
-        out.append(w)
-    return sorted(out)
-cmake = {}
-for entry in json.load(open(commands)):
-    src = os.path.relpath(entry["file"], top)
-    cmake[src] = flags(shlex.split(entry["command"]), entry["file"])
-made = {}
-for line in open(make):
-    words = shlex.split(line)
-    if "-c" in words and words[words.index("-c") + 1].endswith(".cpp"):
-        src = words[words.index("-c") + 1]
-        made[src] = flags(words, src)
-assert made and set(made) == set(cmake), (sorted(set(made) ^ set(cmake)))
-bad = [s for s in made if made[s] != cmake[s]]
-for s in bad:
-    print(s, "make:", made[s], "cmake:", cmake[s])
-assert not bad
-print(f"cmake: the flags of {len(made)} sources equal the Makefile's")
-PY
+python3 "$top/tests/compare_compile_flags.py" cmake "$top" "$work/make.txt" compile_commands \
+    "$work/flags/compile_commands.json" || fail "CMake and make compile with other flags"
 
 # 2. add_subdirectory, built and run.
 quiet cmake -S "$top/tests/cmake_subproject" -B "$work/sub" -DRNGTRK_SOURCE="$top" -DRNGTRK_CUDA=OFF

@@ -5,8 +5,10 @@
 # rngtrk that pkg-config could find and no RNGTRK_LIB_DIR:
 #   a. a crate outside the clone that depends on bindings/rust by path
 #      builds (the C++ core compiled from the clone, read from library.mk),
-#      runs with no LD_LIBRARY_PATH, links no librngtrk.so (ldd), and its
-#      draws equal tests/vectors/sample_vectors.txt;
+#      runs with no LD_LIBRARY_PATH, links no librngtrk.so (ldd), its
+#      draws equal tests/vectors/sample_vectors.txt, and every source was
+#      compiled with the Makefile's flags (`make -n`;
+#      tests/compare_compile_flags.py, as for CMake);
 #   b. rngtrk-sys packed with `cargo package` (its sources vendored into
 #      csrc/ by vendor_sources.sh), unpacked outside, under the same safe
 #      crate, builds from csrc/ and prints the same;
@@ -125,6 +127,14 @@ app "$stage/a" path-app "{ path = \"$clone/bindings/rust\" }"
 case $parts in *a*)
 out_a=$(runs "$stage/a" path-app)
 [ ! -e "$clone/build/librngtrk.so" ] || fail "the build wrote into the clone's build/"
+# The sources compiled with the Makefile's flags (both read library.mk):
+# the arguments the build script recorded beside each object, against
+# `make -n` in the clone.
+objects=$(ls -d "$CARGO_TARGET_DIR"/debug/build/rngtrk-sys-*/out/obj | head -1)
+(cd "$clone" && make -n -B BUILD="$stage/make-n" CUDA=0 CXX=c++ lib) >"$stage/make-n.txt" 2>&1 ||
+    { cat "$stage/make-n.txt"; fail "make -n"; }
+${PYTHON:-/usr/bin/python3} "$top/tests/compare_compile_flags.py" rngtrk-sys "$clone" "$stage/make-n.txt" \
+    args-dir "$objects" "$clone" || fail "rngtrk-sys compiles with other flags than the Makefile"
 echo "a. path dependency, no make: $out_a ($(($(date +%s) - t0)) s)"
 esac
 
