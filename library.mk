@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # The library's sources and compiler flags: their one list.  The Makefile
-# includes this file and CMakeLists.txt reads it, so a source or a flag
-# written here is built alike by both.  Keep to lines `NAME := words` (and
-# comments, blank lines): CMakeLists.txt parses exactly that, and
-# tests/build_lists_test.sh checks that every .cpp of core/ and c_api/ is
-# listed.
+# includes this file; CMakeLists.txt, the Python backend (rngtrk_build.py, for
+# sdists) and rngtrk-sys's build.rs read it: a source or a flag written here is
+# built alike by all.  Keep to lines `NAME := words` (and comments, blank
+# lines), no `+=` nor `$(...)`: the readers parse exactly that.
+# tests/build_lists_test.sh checks that every .cpp of core/ and c_api/ is listed.
 
 # Every source of the library but the CUDA backend, in build order.
 LIB_SOURCES := core/checkpoint.cpp core/checkpoint_file.cpp core/checkpoint_json.cpp core/cpu_dispatch.cpp \

@@ -17,8 +17,9 @@
 #                     message, no traceback (CXX unset and a PATH without
 #                     compilers; then CXX=/nonexistent).
 #   manylinux      tools/build_wheel_manylinux.sh (Debian 11 root, needs
-#                  root): the tag is manylinux_2_31_x86_64 or lower, true by
-#                  readelf, and the wheel installs and draws here.
+#                  root): the tag is manylinux_2_17_x86_64 (the README's
+#                  "glibc 2.17 and later"), true by readelf, and the wheel
+#                  installs and draws here.
 # Needs /usr/bin/python3 with venv, cffi and numpy, g++, make, binutils:
 # tools/install-deps.sh build python installs what is missing.  Work files:
 # build/wheel-test/ (RNGTRK_WHEEL_TEST_DIR).
@@ -39,17 +40,20 @@ print(rngtrk.uniform_f32(rngtrk.PhiloxState(42, 8), 6).tolist(), t.sample(5, dis
 print(rngtrk.library_path)'
 
 # The platform tag a library needs by readelf alone (the oracle of the
-# backend's reader): manylinux_2_N_ARCH, N the highest GLIBC_2.N (at least
-# 17), when every NEEDED library is one manylinux allows and none is
-# libstdc++/libgcc_s (whose versions the backend does not check); else linux_ARCH.
+# backend's reader): manylinux_2_N_ARCH, N the highest GLIBC_2.N (with
+# GLIBC_ABI_DT_RELR as 2.36; at least 17), when every NEEDED library is one
+# manylinux allows and none is libstdc++/libgcc_s (whose versions the backend
+# does not check), and every glibc version it needs is one of those; else linux_ARCH.
 readelf_tag() {
     arch=$(uname -m)
     allowed=" libc.so.6 libm.so.6 libpthread.so.0 libdl.so.2 librt.so.1 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1 "
     for lib in $(LC_ALL=C readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
         case $allowed in *" $lib "*) ;; *) echo "linux_$arch"; return ;; esac
     done
-    LC_ALL=C readelf -V "$1" | grep -q 'GLIBC_PRIVATE' && { echo "linux_$arch"; return; }
-    n=$(LC_ALL=C readelf -V "$1" | grep -o 'Name: GLIBC_2\.[0-9]*' | sed 's/.*GLIBC_2\.//' | sort -n | tail -1)
+    needs=$(LC_ALL=C readelf -V "$1" | sed -n '/.gnu.version_r/,$s/.*Name: \(GLIBC_[^ ]*\).*/\1/p')
+    echo "$needs" | grep -v '^$' | grep -Evq '^GLIBC_2(\.[0-9]+)+$|^GLIBC_ABI_DT_RELR$' && { echo "linux_$arch"; return; }
+    n=$(echo "$needs" | sed -n 's/^GLIBC_2\.\([0-9]*\).*/\1/p' | sort -n | tail -1)
+    echo "$needs" | grep -qx 'GLIBC_ABI_DT_RELR' && [ "${n:-0}" -lt 36 ] && n=36
     [ "${n:-0}" -ge 17 ] || n=17
     echo "manylinux_2_${n}_$arch"
 }
@@ -181,9 +185,10 @@ else
         ok "tools/build_wheel_manylinux.sh: $name ($(($(date +%s) - s0)) s)"
         check_wheel "$work/wheelhouse/$name"
         tag=$(echo "$name" | sed 's/^rngtrk-[^-]*-py3-none-//; s/\.whl$//')
+        # The README: "make wheel-manylinux ... installs on glibc 2.17 and later".
         n=$(echo "$tag" | sed -n 's/^manylinux_2_\([0-9]*\)_x86_64$/\1/p')
-        [ -n "$n" ] && [ "$n" -le 31 ] && ok "its tag $tag is manylinux_2_31_x86_64 or lower" ||
-            fail "its tag $tag is not manylinux_2_31_x86_64 or lower"
+        [ -n "$n" ] && [ "$n" -le 17 ] && ok "its tag $tag names glibc 2.17, as the README says" ||
+            fail "its tag $tag is not manylinux_2_17_x86_64: the README says glibc 2.17 and later"
         new_venv "$work/venv-manylinux"
         "$work/venv-manylinux/bin/pip" install -q "$work/wheelhouse/$name" >"$work/manylinux-install.log" 2>&1 ||
             fail "it does not install here: $(tail -5 "$work/manylinux-install.log")"

@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # tools/build_wheel_manylinux.sh [OUTDIR]: the Python wheel built in the
 # oldest Debian this machine's mirror still serves that builds the library
-# (Debian 11 "bullseye": glibc 2.31, g++ 10, Python 3.9), so that its
-# computed tag (bindings/python/build_backend/rngtrk_build.py: platform_tag)
-# is manylinux_2_31_x86_64 or lower, the tag of a wheel that installs on
-# glibc 2.31 and later.  Writes OUTDIR/rngtrk-VERSION-py3-none-TAG.whl
+# (Debian 11 "bullseye": glibc 2.31, g++ 10, Python 3.9).  Its computed tag
+# (bindings/python/build_backend/rngtrk_build.py: platform_tag) is
+# manylinux_2_17_x86_64, a wheel that installs on glibc 2.17 and later (the
+# README's claim): the library needs no glibc symbol newer than GLIBC_2.14,
+# so the tag is manylinux2014's floor; tests/wheel_test.sh manylinux fails
+# on any other tag.  Writes OUTDIR/rngtrk-VERSION-py3-none-TAG.whl
 # (default OUTDIR: build/wheelhouse) and prints its name; the build's log:
 # build/wheel-root-bullseye.build.log.
 #
@@ -14,8 +16,10 @@
 # build/wheel-root-bullseye and reused (delete it to make a new one;
 # RNGTRK_WHEEL_SUITE picks another release).  In it, as root in a chroot in
 # a private mount namespace: a clone of this repository with this working
-# tree's uncommitted changes (tests/clone_checkout.sh), where the backend
-# runs `make lib` (no nvcc there: CPU-only), links the objects again with
+# tree's uncommitted changes (tests/clone_checkout.sh), where the backend is
+# called in place (python3 -c 'rngtrk_build.build_wheel(...)'; no pip, whose
+# bullseye release, 20.3, would copy bindings/python away from the sources)
+# and runs `make lib` (no nvcc there: CPU-only), links the objects again with
 # libstdc++ and libgcc linked in, strips the debug information
 # (strip --strip-debug) and writes the wheel.  Needs root and the mirror
 # this machine's apt uses (only when the root is made).

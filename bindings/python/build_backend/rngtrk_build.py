@@ -14,7 +14,10 @@ package works from any directory with no environment variable, and says
 which library it carries in .dist-info/bundled_library.json (the file, its
 sha256 and size, the version the library reports, where it was taken from):
 
-- RNGTRK_BUNDLE_LIBRARY=/path/to/librngtrk.so.0 bundles that file;
+- RNGTRK_BUNDLE_LIBRARY=/path/to/librngtrk.so.0 bundles that file; the path
+  must be absolute (pip runs the backend in a folder of its own), and the file
+  must load here (ctypes) and report a version that rngtrk/_library.py's
+  is_compatible accepts for this package's version, else the build stops;
 - otherwise, built from an rngtrk checkout, it runs `make -jCPUS lib` there (a
   no-op when build/ is current) and links build/librngtrk.a's objects again
   with -static-libstdc++ -static-libgcc into build/wheel-lib/;
@@ -22,22 +25,29 @@ sha256 and size, the version the library reports, where it was taken from):
   and library.mk), it compiles the library itself: the sources and flags
   of library.mk, the C++ compiler ($CXX, else c++, g++, clang++), one job
   per CPU, CPU-only (NO_CUDA_SOURCES), libstdc++ and libgcc linked in;
+  library.mk in this folder means an sdist, even inside a checkout;
+- with neither (pip < 21.3 copies bindings/python alone to a temporary
+  folder) the build stops and says so;
 - RNGTRK_BUNDLE_LIBRARY=none gives a pure-Python wheel (py3-none-any) that
   finds the library at import time (RNGTRK_LIBRARY, ldconfig, the soname).
 
 The bundled library is stripped of its debug information (strip
 --strip-debug; $STRIP names another strip).  The wheel's platform tag is
 computed from that file (see platform_tag): manylinux_2_N_ARCH, N the
-highest GLIBC_2.N symbol version it needs, when it needs no library but
-glibc's; else linux_ARCH, with a note on stderr.
+highest GLIBC_2.N symbol version it needs (GLIBC_ABI_DT_RELR counts as 2.36),
+when it needs no library but glibc's and no other glibc version; else
+linux_ARCH, with a note on stderr.  A file without .dynamic is refused.
 
 build_editable (pip install -e) puts this folder on sys.path and builds the
 library where rngtrk/_library.py finds it: `make lib` in a checkout (then
-build/librngtrk.so.MAJOR), the sdist's compile into rngtrk/ otherwise.
+build/librngtrk.so.MAJOR), the sdist's compile into rngtrk/ otherwise (its
+objects in build/obj/ beside).  It refuses RNGTRK_BUNDLE_LIBRARY=/path (see
+build_editable).
 
 A build that cannot go on (no C++ compiler, no strip, a failed compile)
 prints one message saying what is missing and how to get it, and exits 1.
 """
+import ast
 import base64
 import hashlib
 import io
@@ -52,7 +62,7 @@ import sys
 import tarfile
 import tempfile
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "rngtrk"
@@ -86,12 +96,17 @@ def _version():
 
 def _top_file(name):
     """A file of the repository's root (README.md, LICENSE): beside
-    pyproject.toml in an unpacked sdist, else in the checkout around it."""
-    for folder in (HERE, _checkout_root()):
+    pyproject.toml in an unpacked sdist, else in the checkout around it,
+    else in the checkout around RNGTRK_BUNDLE_LIBRARY's file (its build/)."""
+    chosen = os.environ.get("RNGTRK_BUNDLE_LIBRARY", "")
+    around_chosen = _is_checkout(os.path.join(os.path.dirname(chosen), "..")) if os.path.isabs(chosen) else None
+    for folder in (HERE, _checkout_root(), around_chosen):
         if folder is not None and os.path.isfile(os.path.join(folder, name)):
             with open(os.path.join(folder, name), "rb") as f:
                 return f.read()
-    raise FileNotFoundError(f"rngtrk: no {name} beside pyproject.toml or in the checkout around it")
+    raise BuildError(f"rngtrk: no {name} beside pyproject.toml ({HERE}) nor in an rngtrk checkout around it "
+                     "(pip before 21.3 copies bindings/python alone to a temporary folder): use pip >= 21.3, "
+                     "or install the sdist (`make sdist`), which carries it")
 
 
 def _metadata():
@@ -124,11 +139,20 @@ def _package_files():
     return files
 
 
-def _checkout_root():
-    """The rngtrk checkout this package sits in, or None (an unpacked sdist)."""
-    root = os.path.normpath(os.path.join(HERE, "..", ".."))
+def _is_checkout(folder):
+    """`folder`, normalised, if it is an rngtrk checkout's root, else None."""
+    root = os.path.normpath(folder)
     markers = ("Makefile", os.path.join("c_api", "rngtrk.h"))
     return root if all(os.path.isfile(os.path.join(root, m)) for m in markers) else None
+
+
+def _checkout_root():
+    """The rngtrk checkout this package sits in (bindings/python), or None:
+    an unpacked sdist (library.mk beside pyproject.toml) is never taken for
+    the checkout it may have been unpacked in."""
+    if os.path.isfile(os.path.join(HERE, "library.mk")):
+        return None
+    return _is_checkout(os.path.join(HERE, "..", ".."))
 
 
 class BuildError(Exception):
@@ -161,7 +185,15 @@ def _guarded(hook):
 # strip keeps.
 
 _SHT_DYNAMIC, _SHT_GNU_VERNEED, _DT_NEEDED = 6, 0x6FFFFFFE, 1
-_ELF_MACHINES = {62: "x86_64", 183: "aarch64", 3: "i686", 21: "ppc64", 22: "s390x", 243: "riscv64", 40: "armv7l"}
+_ELF_MACHINES = {62: "x86_64", 183: "aarch64", 3: "i686", 22: "s390x", 243: "riscv64", 40: "armv7l"}
+
+
+def _machine_name(machine, little_endian):
+    """The platform tag's architecture for ELF e_machine `machine`: PPC64 (21)
+    is ppc64le or ppc64 by the file's byte order (EI_DATA)."""
+    if machine == 21:
+        return "ppc64le" if little_endian else "ppc64"
+    return _ELF_MACHINES.get(machine, platform.machine())
 
 
 def read_elf_needs(path):
@@ -191,6 +223,9 @@ def read_elf_needs(path):
         start = sections[table][1] + at
         return data[start:data.index(b"\0", start)].decode("ascii", "replace")
 
+    if not any(kind == _SHT_DYNAMIC for kind, *_ in sections):
+        raise BuildError(f"rngtrk: {path} has no .dynamic section: not a shared library (an object file, "
+                         "or a statically linked program?); bundle a librngtrk.so built with -shared")
     needed, versions = [], {}
     for kind, offset, size, link, info in sections:
         if kind == _SHT_DYNAMIC:
@@ -212,8 +247,7 @@ def read_elf_needs(path):
                     names.append(string(link, name))
                     aux_at += next_aux
                 at += next_need
-    return {"machine": _ELF_MACHINES.get(machine, platform.machine()), "needed": needed,
-            "versions": versions}
+    return {"machine": _machine_name(machine, order == "<"), "needed": needed, "versions": versions}
 
 
 # The libraries a manylinux wheel may need of the system (PEP 600: those of
@@ -229,31 +263,51 @@ _UNCHECKED_LIBRARIES = {"libstdc++.so.6", "libgcc_s.so.1"}
 _MANYLINUX_FLOOR = 17
 
 
+# glibc's symbol versions not of the GLIBC_2.N form that a tag can name: the
+# glibc release that introduced each.  Any other (GLIBC_PRIVATE, a future
+# marker) makes the tag linux_ARCH.
+_GLIBC_MARKERS = {"GLIBC_ABI_DT_RELR": (2, 36)}
+
+
 def _version_key(name):
     return tuple(int(p) for p in name.split("_", 1)[1].split("."))
 
 
 def platform_tag(path, note=True):
-    """(tag, why) for the shared object at `path`: manylinux_2_N_ARCH, N the
-    highest GLIBC_2.N it needs (at least 17), when every library it needs
-    is in MANYLINUX_LIBRARIES and none is libstdc++/libgcc_s; otherwise
-    linux_ARCH, and the reason goes to stderr."""
-    needs = read_elf_needs(path)
+    """(tag, why) for the shared object at `path` (see tag_from_needs)."""
+    return tag_from_needs(read_elf_needs(path), path, note)
+
+
+def tag_from_needs(needs, path, note=True):
+    """(tag, why) for a library of read_elf_needs' `needs`: manylinux_2_N_ARCH,
+    N the highest glibc it needs (GLIBC_2.N, GLIBC_ABI_DT_RELR: 2.36; at
+    least 17), when every library it needs is in MANYLINUX_LIBRARIES, none
+    is libstdc++/libgcc_s and every version it needs of them is one of
+    those; otherwise linux_ARCH, and the reason goes to stderr."""
     arch = needs["machine"]
-    glibc = [v for names in needs["versions"].values() for v in names if re.fullmatch(r"GLIBC_2(\.[0-9]+)+", v)]
-    problems = [f"needs {lib}, which manylinux does not promise" for lib in needs["needed"]
-                if lib not in MANYLINUX_LIBRARIES]
+    glibc, problems = [], []
+    problems += [f"needs {lib}, which manylinux does not promise" for lib in needs["needed"]
+                 if lib not in MANYLINUX_LIBRARIES]
     problems += [f"needs {lib} (versions {', '.join(needs['versions'].get(lib, [])) or 'none'}), whose "
                  "symbol versions this backend does not check against manylinux: link it statically "
                  "(-static-libstdc++ -static-libgcc)" for lib in needs["needed"] if lib in _UNCHECKED_LIBRARIES]
-    problems += ["needs GLIBC_PRIVATE" for names in needs["versions"].values() if "GLIBC_PRIVATE" in names]
+    for lib, names in needs["versions"].items():
+        if lib not in MANYLINUX_LIBRARIES or lib in _UNCHECKED_LIBRARIES:
+            continue  # a problem above already
+        for name in names:
+            if re.fullmatch(r"GLIBC_2(\.[0-9]+)+", name):
+                glibc.append((_version_key(name), name))
+            elif name in _GLIBC_MARKERS:
+                glibc.append((_GLIBC_MARKERS[name], name))
+            else:
+                problems.append(f"needs {name} of {lib}, a version no manylinux glibc release names")
     if problems:
         why = f"rngtrk: {path}: tagged linux_{arch}, not manylinux: " + "; ".join(problems)
         if note:
             print(why, file=sys.stderr)
         return f"linux_{arch}", why
-    minor = max([_version_key(v)[1] for v in glibc] + [_MANYLINUX_FLOOR])
-    highest = max(glibc, key=_version_key) if glibc else "no GLIBC_ version"
+    minor = max([key[1] for key, _ in glibc] + [_MANYLINUX_FLOOR])
+    highest = max(glibc)[1] if glibc else "no GLIBC_ version"
     return f"manylinux_2_{minor}_{arch}", f"needs {', '.join(needs['needed'])}; highest {highest}"
 
 
@@ -261,10 +315,23 @@ def platform_tag(path, note=True):
 
 def read_library_mk(path):
     """{NAME: [words]} of library.mk's `NAME := words` lines (a backslash at
-    the end of a line continues it), as CMakeLists.txt reads them."""
+    the end of a line continues it), as CMakeLists.txt reads them.  Any
+    other assignment of a NAME (`+=`, `=`, `?=`, ...) or a `$(` / `${` in
+    its words would be misread: a BuildError names the line."""
     with open(path, encoding="utf-8") as f:
         text = f.read().replace("\\\n", " ")
-    return {name: shlex.split(words) for name, words in re.findall(r"^([A-Z0-9_]+) := (.*)$", text, re.MULTILINE)}
+    lists = {}
+    for line in text.splitlines():
+        assignment = re.match(r"([A-Z0-9_]+)\s*(::=|:::=|:=|\+=|\?=|!=|=)", line)
+        if assignment is None:
+            continue
+        plain = re.fullmatch(r"([A-Z0-9_]+) := (.*)", line)
+        if plain is None or "$(" in plain.group(2) or "${" in plain.group(2):
+            raise BuildError(f"rngtrk: {path}: `{' '.join(line.split())}` is not a plain `NAME := words` line "
+                             "(no `+=`, no `$(...)`): this backend, CMakeLists.txt and rngtrk-sys's build.rs "
+                             "read library.mk as such lines only, and would misread it")
+        lists[plain.group(1)] = shlex.split(plain.group(2))
+    return lists
 
 
 def _find_tool(variable, names, what, how):
@@ -312,11 +379,13 @@ def _link_flags(lists, root):
     return flags + ["-static-libstdc++", "-static-libgcc"]
 
 
-def compile_library(root, output):
+def compile_library(root, output, objects_dir=None):
     """Compiles librngtrk.so.MAJOR at `output` from the sources of
     root/library.mk, CPU-only, as the Makefile would (its default
     optimisation, warnings, library flags, per-source includes and engine
-    flags), one compiler per CPU."""
+    flags), one compiler per CPU, the objects in `objects_dir` (default:
+    obj/ beside `output`).  The first failed compile stops the build: the
+    compiles not yet started are cancelled."""
     lists = read_library_mk(os.path.join(root, "library.mk"))
     cxx = _compiler()
     version_text = subprocess.run(cxx + ["--version"], capture_output=True, text=True).stdout
@@ -327,7 +396,7 @@ def compile_library(root, output):
         sources = [s for s in sources if s not in lists["X86_64_SOURCES"]]
     sources += lists["NO_CUDA_SOURCES"]
     extra = shlex.split(os.environ.get("CXXFLAGS", ""))
-    objects_dir = os.path.join(os.path.dirname(output), "obj")
+    objects_dir = objects_dir or os.path.join(os.path.dirname(output), "obj")
 
     def command(source):
         includes = lists["C_API_INCLUDES"] if source.startswith("c_api/") else lists["CORE_INCLUDES"]
@@ -351,8 +420,12 @@ def compile_library(root, output):
           f"{shlex.join(cxx)}{' (clang)' if is_clang else ''}, CPU-only)", file=sys.stderr, flush=True)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         futures = [pool.submit(_run, c, root, f"compiling {s}") for (c, _), s in zip(commands, sources)]
-        for future in futures:
-            future.result()
+        done, pending = wait(futures, return_when=FIRST_EXCEPTION)
+        failed = [f for f in futures if f in done and f.exception() is not None]
+        if failed:
+            for future in pending:
+                future.cancel()  # the queued ones; the few running finish as the pool closes
+            raise failed[0].exception()
     soname = os.path.basename(output)
     _run(cxx + ["-shared", f"-Wl,-soname,{soname}"] + _link_flags(lists, root) + ["-o", output] +
          [obj for _, obj in commands] + shlex.split(os.environ.get("LDFLAGS", "")), root, "linking librngtrk")
@@ -419,6 +492,58 @@ def _source_root():
     return HERE if os.path.isfile(os.path.join(HERE, "library.mk")) else None
 
 
+def _no_sources():
+    major = _version().split(".")[0]
+    return BuildError(
+        f"rngtrk: no rngtrk sources around the package in {HERE}: neither library.mk beside pyproject.toml "
+        "(an unpacked sdist) nor an rngtrk checkout two folders up, so no library to build; pip before 21.3 "
+        "(Debian 11's 20.3) copies bindings/python alone to a temporary folder before building. Ways out: "
+        "pip >= 21.3, which builds in place; or the sdist (`make sdist`, then pip install "
+        f"dist/rngtrk-{_version()}.tar.gz); or, after `make` in the checkout, "
+        f"RNGTRK_BUNDLE_LIBRARY=/absolute/path/to/build/librngtrk.so.{major}; or RNGTRK_BUNDLE_LIBRARY=none "
+        "for a wheel without the library, which finds an installed one at import")
+
+
+def is_compatible(library_number):
+    """rngtrk/_library.py's is_compatible (the rule `import rngtrk` applies to
+    the library it opens) for this package's version, run from that file's
+    source: importing the module is not possible here, as it imports
+    _rngtrk_ffi (cffi's _cffi_backend, absent from pip's isolated build
+    environment) and the package's __init__ opens a library."""
+    path = os.path.join(HERE, PACKAGE, "_library.py")
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    function = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == "is_compatible"]
+    if len(function) != 1:
+        raise BuildError(f"rngtrk: {path} has no function is_compatible for the backend to apply")
+    namespace = {"HEADER_VERSION": tuple(int(p) for p in _version().split("."))}
+    exec(compile(ast.Module(body=function, type_ignores=[]), path, "exec"), namespace)
+    return namespace["is_compatible"](library_number)
+
+
+def check_library(path, what):
+    """The version string of the librngtrk at `path`, after opening it here
+    (ctypes) and checking its version against this package's (is_compatible);
+    a BuildError with one line otherwise.  `what` says where it came from."""
+    import ctypes
+    try:
+        opened = ctypes.CDLL(os.path.abspath(path))
+        opened.rngtrk_version_number.restype = ctypes.c_uint32
+        opened.rngtrk_version_string.restype = ctypes.c_char_p
+        number, text = opened.rngtrk_version_number(), opened.rngtrk_version_string().decode("ascii", "replace")
+    except (OSError, AttributeError) as error:
+        raise BuildError(f"rngtrk: {what} ({path}) does not open here as a librngtrk: "
+                         f"{' '.join(str(error).split())}; bundle a librngtrk.so.{_version().split('.')[0]} built "
+                         "for this machine (its architecture, a glibc no newer than this one's), or set "
+                         "RNGTRK_BUNDLE_LIBRARY=none") from None
+    if not is_compatible(number):
+        raise BuildError(f"rngtrk: {what} ({path}) is librngtrk {number // 10000}.{number // 100 % 100}."
+                         f"{number % 100}, which rngtrk {_version()} would refuse at import (rngtrk/_library.py's "
+                         "is_compatible: the same major version, and while it is 0 the same minor; else a minor "
+                         "at least the package's): bundle a library built from the same rngtrk version")
+    return text
+
+
 def _library_to_bundle(work):
     """(the path of the librngtrk to put in the wheel, unstripped; where it
     came from, for bundled_library.json), or None."""
@@ -427,13 +552,17 @@ def _library_to_bundle(work):
     if chosen.lower() == "none":
         return None
     if chosen:
+        if not os.path.isabs(chosen):
+            raise BuildError(f"rngtrk: RNGTRK_BUNDLE_LIBRARY is {chosen!r}, a relative path; give an absolute "
+                             f"one (e.g. \"$PWD/{chosen}\"): pip runs this backend in a folder of its own")
         if not os.path.isfile(chosen):
             raise BuildError(f"rngtrk: RNGTRK_BUNDLE_LIBRARY is {chosen!r}: no such file")
+        check_library(chosen, "RNGTRK_BUNDLE_LIBRARY")
         return chosen, os.path.realpath(chosen)
     root = _checkout_root()
     if root is None:
         if _source_root() is None:
-            return None
+            raise _no_sources()
         return compile_library(HERE, os.path.join(work, f"librngtrk.so.{major}")), \
             "compiled from the sdist's sources (library.mk)"
     _make_lib(root)
@@ -467,13 +596,11 @@ def _bundled_library(work):
     path = _stripped(built, os.path.join(work, f"stripped-librngtrk.so.{major}"))
     with open(path, "rb") as f:
         data = f.read()
-    import ctypes
     import json
-    opened = ctypes.CDLL(os.path.abspath(path))
-    opened.rngtrk_version_string.restype = ctypes.c_char_p
+    version = check_library(path, "the library to bundle")
     tag, why = platform_tag(path)
     record = {"file": f"{PACKAGE}/librngtrk.so.{major}", "sha256": hashlib.sha256(data).hexdigest(),
-              "size": len(data), "version": opened.rngtrk_version_string().decode("ascii"),
+              "size": len(data), "version": version,
               "source": source, "stripped": "strip --strip-debug", "platform": tag, "platform_reason": why}
     return record["file"], data, json.dumps(record, indent=1, sort_keys=True).encode() + b"\n", tag
 
@@ -534,14 +661,28 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
     """PEP 660: a wheel whose .pth file puts this folder on sys.path, after
     building the library where rngtrk/_library.py looks: `make lib` in a
     checkout (build/librngtrk.so.MAJOR), else (an unpacked sdist) the
-    library.mk compile into rngtrk/.  RNGTRK_BUNDLE_LIBRARY=none builds
-    nothing (the package then finds a library as an installed one would)."""
-    if os.environ.get("RNGTRK_BUNDLE_LIBRARY", "").lower() != "none":
+    library.mk compile into rngtrk/ (its objects in build/obj/ beside).
+    RNGTRK_BUNDLE_LIBRARY=none builds nothing (the package then finds a
+    library as an installed one would); RNGTRK_BUNDLE_LIBRARY=/path is
+    refused: copying that file into the package folder would shadow what
+    `make lib` builds later (the package folder is searched first), and an
+    editable install has no wheel to bundle it in.  RNGTRK_LIBRARY=/path at
+    run time loads another library."""
+    chosen = os.environ.get("RNGTRK_BUNDLE_LIBRARY", "")
+    if chosen and chosen.lower() != "none":
+        raise BuildError(f"rngtrk: RNGTRK_BUNDLE_LIBRARY={chosen} is for wheels; an editable install uses the "
+                         "library built in place (`make lib` in a checkout). To use that file with an editable "
+                         "install, install with RNGTRK_BUNDLE_LIBRARY=none (it builds nothing) and run with "
+                         f"RNGTRK_LIBRARY={chosen}, the first place `import rngtrk` looks")
+    if chosen.lower() != "none":
         root = _checkout_root()
         if root is not None:
             _make_lib(root)
         elif _source_root() is not None:
-            compile_library(HERE, os.path.join(HERE, PACKAGE, f"librngtrk.so.{_version().split('.')[0]}"))
+            compile_library(HERE, os.path.join(HERE, PACKAGE, f"librngtrk.so.{_version().split('.')[0]}"),
+                            objects_dir=os.path.join(HERE, "build", "obj"))
+        else:
+            raise _no_sources()
     return _write_wheel(wheel_directory, [(f"_{PACKAGE}_editable.pth", (HERE + "\n").encode())],
                         "py3-none-any", purelib=True)
 
