@@ -38,7 +38,7 @@ if [ ! -e "$root/.rngtrk-wheel-root" ]; then
     mirror=$(sed -n 's/^URIs: *\(http[^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
     [ -n "$mirror" ] || mirror=$(sed -n 's/^deb \(http[^ ]*\) .*/\1/p' /etc/apt/sources.list 2>/dev/null | head -1)
     mirror=${mirror:-http://deb.debian.org/debian}
-    echo "build_wheel_manylinux: debootstrap $suite (minbase, g++ make python3 binutils) from $mirror into $root"
+    echo "build_wheel_manylinux: debootstrap $suite (minbase, g++ make python3 binutils) from $mirror into $root" >&2
     rm -rf "$root.tmp"
     mkdir -p "$(dirname "$root")"
     timeout 1500 debootstrap --variant=minbase --include=g++,make,python3,binutils "$suite" "$root.tmp" "$mirror" \
@@ -46,7 +46,7 @@ if [ ! -e "$root/.rngtrk-wheel-root" ]; then
         { echo "build_wheel_manylinux: debootstrap failed; its log: $root.debootstrap.log" >&2; tail -20 "$root.debootstrap.log" >&2; exit 1; }
     touch "$root.tmp/.rngtrk-wheel-root"
     mv "$root.tmp" "$root"
-    echo "build_wheel_manylinux: root made in $(($(date +%s) - start)) s"
+    echo "build_wheel_manylinux: root made in $(($(date +%s) - start)) s" >&2
 fi
 rm -rf "$root/root/rngtrk" "$root/root/wheelhouse"
 "$top/tests/clone_checkout.sh" "$root/root/rngtrk"
