@@ -93,22 +93,36 @@ LIB_OBJECTS := $(patsubst %.cpp,$(OBJDIR)/%.o,$(LIB_SOURCES))
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
 CUDA ?= $(if $(wildcard $(NVCC)),1,0)
-CUDA_ARCHS ?= $(foreach a,$(CUDA_ARCHITECTURES),-gencode arch=compute_$(a)$(comma)code=sm_$(a))
-NVCC_BUILD_FLAGS = $(NVCC_FLAGS) $(CUDA_ARCHS) -Xcompiler -fPIC,-fvisibility=hidden,-pthread \
-                   $(addprefix -I,$(CUDA_INCLUDES))
+CUDA_ARCHS ?= $(foreach a,$(CUDA_ARCHITECTURES),-gencode arch=compute_$(a)$(comma)code=sm_$(a)) \
+              $(foreach a,$(CUDA_PTX_ARCHITECTURES),-gencode arch=compute_$(a)$(comma)code=compute_$(a))
+# library.mk's compression where this nvcc knows it (asked once, and only
+# when CUDA is built); NVCC_THREADS: nvcc compiles the architectures of one
+# source on that many threads (5 architectures and PTX: 90 s on one core,
+# 56 s on two, on the 2-core CI machine).
+NVCC_COMPRESS := $(if $(filter 1,$(CUDA)),$(shell $(NVCC) --help 2>/dev/null | grep -q -e '--compress-mode' && echo '$(NVCC_COMPRESS_FLAGS)'))
+NVCC_THREADS ?= 2
+NVCC_BUILD_FLAGS = $(NVCC_FLAGS) $(NVCC_COMPRESS) --threads $(NVCC_THREADS) $(CUDA_ARCHS) \
+                   -Xcompiler -fPIC,-fvisibility=hidden,-pthread $(addprefix -I,$(CUDA_INCLUDES))
 ifeq ($(CUDA),1)
 LIB_OBJECTS += $(patsubst %.cu,$(OBJDIR)/%.o,$(CUDA_SOURCES))
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 $(addprefix -l,$(CUDA_LINK_LIBRARIES))
 # Static consumers link the CUDA runtime too (rngtrk.pc, the CMake package),
-# named without a folder: the toolkit is the consumer's, not this machine's.
-CUDA_PC_LIBS := $(addprefix -l,$(CUDA_LINK_LIBRARIES))
+# from the consumer's toolkit, not this machine's: rngtrk.pc's variable
+# cudalibdir (pkg-config --define-variable=cudalibdir=DIR), the CMake
+# package's CUDAToolkit or RNGTRK_CUDA_LIBDIR, both defaulting to the
+# folder NVIDIA's installers use, whatever CUDA_HOME this build had.
+CUDA_STANDARD_LIBDIR := /usr/local/cuda/lib64
+CUDA_PC_LIBS := -L$${cudalibdir} $(addprefix -l,$(CUDA_LINK_LIBRARIES))
+CUDA_PC_VARIABLE := cudalibdir=$(CUDA_STANDARD_LIBDIR)
 else
 LIB_OBJECTS += $(patsubst %.cpp,$(OBJDIR)/%.o,$(NO_CUDA_SOURCES))
 CUDA_LIBS :=
 CUDA_PC_LIBS :=
+CUDA_PC_VARIABLE :=
 endif
 
-$(OBJDIR)/cuda/%.o: cuda/%.cu $(wildcard core/*.h) $(wildcard cuda/*.h) c_api/rngtrk.h
+# (library.mk: its architecture lists are this object's.)
+$(OBJDIR)/cuda/%.o: cuda/%.cu $(wildcard core/*.h) $(wildcard cuda/*.h) c_api/rngtrk.h library.mk
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCC_BUILD_FLAGS) -c $< -o $@
 
@@ -170,14 +184,15 @@ $(STATIC_LIB): $(LIB_OBJECTS)
 # prefix from where it lies (${pcfiledir}), so an installed tree can move
 # (and `pkg-config --define-prefix` agrees); libdir and includedir follow
 # the prefix when they are under it.  Built with CUDA, the static line names
-# the CUDA runtime (-lcudart_static) but no folder of this build machine's
-# toolkit: the consumer's toolkit provides it (docs/c-api.md).
+# the CUDA runtime (-lcudart_static) in ${cudalibdir}, the consumer's
+# toolkit's folder (above; docs/c-api.md).
 under_prefix = $(if $(filter $(PREFIX),$(1)),$${prefix},$(if $(filter $(PREFIX)/%,$(1)),$${prefix}/$(patsubst $(PREFIX)/%,%,$(1)),$(1)))
 comma := ,
 define make_pc
 sed -e 's|@PREFIX@|$(2)|' -e 's|@LIBDIR@|$(call under_prefix,$(LIBDIR))|' \
     -e 's|@INCLUDEDIR@|$(call under_prefix,$(INCLUDEDIR))|' \
-    -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(CUDA_PC_LIBS)|' pkgconfig/rngtrk.pc.in > $(1)
+    -e 's|@VERSION@|$(VERSION)|' -e 's|@CUDA_LIBS@|$(CUDA_PC_LIBS)|' \
+    -e 's|@CUDA_VARIABLE@|$(CUDA_PC_VARIABLE)|' pkgconfig/rngtrk.pc.in > $(1)
 endef
 $(PC_FILE): pkgconfig/rngtrk.pc.in c_api/rngtrk.h Makefile
 	@mkdir -p $(BUILD)
@@ -191,7 +206,8 @@ define make_cmake_config
 sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' -e 's|@VERSION_MINOR@|$(VERSION_MINOR)|g' \
     -e "s|@INCLUDEDIR_FROM_HERE@|$$(realpath -m --relative-to=$(CMAKEDIR) $(INCLUDEDIR))|" \
     -e 's|@STATIC_LINK_LIBRARIES@|stdc++;m;pthread|' -e 's|@WITH_CUDA@|$(if $(CUDA_PC_LIBS),ON,OFF)|' \
-    -e 's|@CUDA_LINK_LIBRARIES@|$(subst $(space),;,$(CUDA_LINK_LIBRARIES))|' $(1) > $(2)
+    -e 's|@CUDA_LINK_LIBRARIES@|$(subst $(space),;,$(CUDA_LINK_LIBRARIES))|' \
+    -e 's|@CUDA_STANDARD_LIBDIR@|$(CUDA_STANDARD_LIBDIR)|' $(1) > $(2)
 endef
 space := $(empty) $(empty)
 

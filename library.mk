@@ -50,10 +50,21 @@ AVX512_GCC_FLAGS := -Wno-maybe-uninitialized
 # The shared object exports the C API alone, in version nodes.
 LIB_LINK_FLAGS := -Wl,--version-script=c_api/exports.map -Wl,--no-undefined -pthread
 
-# CUDA: sm_80 and sm_90, the runtime linked statically (the library still
-# loads where there is no driver); --fmad=false: no fused multiply-add, so
-# the device rounds as the CPU does.
-CUDA_ARCHITECTURES := 80 90
+# CUDA: machine code (SASS) for each GPU family trained on, and PTX of the
+# newest so that a later GPU compiles the kernels when they load (docs/cuda.md
+# has the table): 8.0 A100 (8.6 and 8.9 run its code: A10, L40S, RTX 4090),
+# 9.0 H100/H200, 10.0 B200/GB200 (10.3 runs it: B300), 11.0 Thor, 12.0
+# RTX PRO 6000/RTX 5090 (12.1 runs it: DGX Spark).  tests/fatbin_test.sh
+# reads the built library's fat binary and checks it against these lines.
+# The runtime is linked statically (the library still loads where there is
+# no driver); --fmad=false: no fused multiply-add, so the device rounds as
+# the CPU does.
+CUDA_ARCHITECTURES := 80 90 100 110 120
+CUDA_PTX_ARCHITECTURES := 120
 CUDA_INCLUDES := core cuda
 NVCC_FLAGS := -std=c++17 -O3 --fmad=false
+# Where nvcc has it (12.8 and later): the fat binary compressed with zstd,
+# 10.8 MB of machine code and PTX in 0.85 MB; the drivers that run such a
+# runtime unpack it when the library's kernels load.
+NVCC_COMPRESS_FLAGS := --compress-mode=size
 CUDA_LINK_LIBRARIES := cudart_static dl rt

@@ -6,7 +6,9 @@
 # find_package(rngtrk) (tests/cmake_consumer: the shared and the static
 # target), and run each against the installed copy; then the installed tree
 # moved elsewhere: its rngtrk.pc (prefix from ${pcfiledir}) still builds both,
-# as does `pkg-config --define-prefix`.
+# as does `pkg-config --define-prefix`, the static line with nothing added
+# (built with CUDA: the runtime from cudalibdir, and from another folder
+# through --define-variable).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 stage=$(mktemp -d)
@@ -31,9 +33,9 @@ LD_LIBRARY_PATH="$stage$prefix/lib" "$stage/consumer_shared"
 LD_LIBRARY_PATH="$stage$prefix/lib" ldd "$stage/consumer_shared" | grep -q "$stage$prefix/lib/librngtrk.so" \
     || { echo "FAIL: consumer did not load the installed library"; exit 1; }
 # The static link line as pkg-config gives it, under the sysroot: it names
-# no folder outside the stage; built with CUDA, it names the CUDA runtime
-# without this machine's toolkit folder, which the consumer gives (as a
-# user's build does: nvcc, or -L of their own toolkit).
+# no folder outside the stage (pkg-config puts the sysroot before the CUDA
+# toolkit's folder too: a sysroot consumer's toolkit is in the sysroot, so
+# this one gives the toolkit's -L itself).
 static_line=$(pkg-config --cflags --static --libs rngtrk)
 for word in $static_line; do
     case $word in -L"$stage"/* | -I"$stage"/* | -[lp]* | -Wl,-rpath*) ;;
@@ -41,10 +43,20 @@ for word in $static_line; do
 done
 cuda_dir=
 case " $static_line " in *" -lcudart_static "*) cuda_dir="-L${CUDA_HOME:-/usr/local/cuda}/lib64" ;; esac
-for f in lib/pkgconfig/rngtrk.pc lib/cmake/rngtrk/rngtrkConfig.cmake; do
-    ! grep -q "${CUDA_HOME:-/usr/local/cuda}" "$stage$prefix/$f" ||
-        { echo "FAIL: the installed $f names the build machine's CUDA toolkit"; exit 1; }
-done
+# The toolkit's folder appears once in each installed file: as the default
+# of the consumer's variable, NVIDIA's standard folder whatever CUDA_HOME
+# the build had.
+standard=/usr/local/cuda/lib64
+if [ -n "$cuda_dir" ]; then
+    [ "$(grep -c /cuda "$stage$prefix/lib/pkgconfig/rngtrk.pc")" = 1 ] &&
+        grep -qx "cudalibdir=$standard" "$stage$prefix/lib/pkgconfig/rngtrk.pc" ||
+        { echo "FAIL: rngtrk.pc names a CUDA folder other than as cudalibdir=$standard"; exit 1; }
+    [ "$(grep -c /cuda "$stage$prefix/lib/cmake/rngtrk/rngtrkConfig.cmake")" = 1 ] &&
+        grep -q "set(RNGTRK_CUDA_LIBDIR \"$standard\" CACHE PATH" "$stage$prefix/lib/cmake/rngtrk/rngtrkConfig.cmake" ||
+        { echo "FAIL: rngtrkConfig.cmake names a CUDA folder other than as RNGTRK_CUDA_LIBDIR's default"; exit 1; }
+else
+    ! grep -q /cuda "$stage$prefix/lib/pkgconfig/rngtrk.pc" || { echo "FAIL: a build without CUDA names CUDA"; exit 1; }
+fi
 # shellcheck disable=SC2046,SC2086
 $cc -std=c99 -o "$stage/consumer_static" "$top/tests/c/installed_consumer.c" \
     $(printf '%s\n' "$static_line" | sed 's/-lrngtrk /-l:librngtrk.a /') $cuda_dir
@@ -64,6 +76,12 @@ ldd "$stage/cmake-shared/consumer" | grep -q "$stage$prefix/lib/librngtrk.so" \
     || { echo "FAIL: the CMake consumer did not load the installed library"; exit 1; }
 cmake_build "$stage/cmake-static" -DRNGTRK_STATIC=ON
 "$stage/cmake-static/consumer"
+# Built with CUDA and without CMake's CUDAToolkit: the runtime from
+# RNGTRK_CUDA_LIBDIR (NVIDIA's standard folder, the toolkit's place here).
+if [ -n "$cuda_dir" ]; then
+    cmake_build "$stage/cmake-static-nocudatoolkit" -DRNGTRK_STATIC=ON -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=TRUE
+    "$stage/cmake-static-nocudatoolkit/consumer"
+fi
 ! ldd "$stage/cmake-static/consumer" | grep -q librngtrk || { echo "FAIL: the static target linked the .so"; exit 1; }
 sed 's/find_package(rngtrk 0.1 /find_package(rngtrk 0.2 /' "$top/tests/cmake_consumer/CMakeLists.txt" \
     >"$stage/wrong-version.txt"
@@ -88,7 +106,38 @@ for how in plain --define-prefix; do
     LD_LIBRARY_PATH="$moved/lib" "$stage/consumer_moved" >/dev/null
     LD_LIBRARY_PATH="$moved/lib" ldd "$stage/consumer_moved" | grep -q "$moved/lib/librngtrk.so" ||
         { echo "FAIL: the consumer built from the moved .pc ($how) did not load the moved library"; exit 1; }
+    # The static line links as it is, with no folder added: the CUDA
+    # runtime comes from cudalibdir, the toolkit's standard place here.
+    # shellcheck disable=SC2086
+    static=$(env -u PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_PATH="$moved/lib/pkgconfig" PKG_CONFIG_LIBDIR="$moved/lib/pkgconfig" \
+        pkg-config $flag --static --cflags --libs rngtrk)
+    # shellcheck disable=SC2086
+    $cc -std=c99 -o "$stage/consumer_moved_static" "$top/tests/c/installed_consumer.c" $static ||
+        { echo "FAIL: cc app.c \$(pkg-config $flag --static --cflags --libs rngtrk) does not link: $static"; exit 1; }
+    # shellcheck disable=SC2086
+    $cc -std=c99 -o "$stage/consumer_moved_static" "$top/tests/c/installed_consumer.c" \
+        $(printf '%s\n' "$static" | sed 's/-lrngtrk /-l:librngtrk.a /')
+    "$stage/consumer_moved_static" >/dev/null
 done
+# A toolkit elsewhere: --define-variable=cudalibdir names it, and the line
+# follows (a folder without the runtime fails to link: the variable is used).
+if [ -n "$cuda_dir" ]; then
+    mkdir -p "$stage/elsewhere/lib64" "$stage/empty"
+    cp "${CUDA_HOME:-/usr/local/cuda}/lib64/libcudart_static.a" "$stage/elsewhere/lib64/"
+    for dir in "$stage/elsewhere/lib64" "$stage/empty"; do
+        # shellcheck disable=SC2046
+        if $cc -std=c99 -o "$stage/consumer_elsewhere" "$top/tests/c/installed_consumer.c" $(env -u PKG_CONFIG_SYSROOT_DIR \
+            PKG_CONFIG_PATH="$moved/lib/pkgconfig" PKG_CONFIG_LIBDIR="$moved/lib/pkgconfig" pkg-config --define-prefix \
+            --define-variable=cudalibdir="$dir" --static --cflags --libs rngtrk | sed 's/-lrngtrk /-l:librngtrk.a /') \
+            2>"$stage/elsewhere.log"; then
+            [ "$dir" = "$stage/elsewhere/lib64" ] || { echo "FAIL: linked with cudalibdir=$dir, which has no CUDA runtime"; exit 1; }
+            "$stage/consumer_elsewhere" >/dev/null
+        else
+            [ "$dir" = "$stage/empty" ] && grep -q cudart_static "$stage/elsewhere.log" ||
+                { echo "FAIL: cudalibdir=$dir:"; cat "$stage/elsewhere.log"; exit 1; }
+        fi
+    done
+fi
 env -u MAKEFLAGS -u MAKELEVEL make -s -C "$top" uninstall DESTDIR="$stage" PREFIX="$prefix" >/dev/null
 # Nothing is left, not even the folders install made.
 [ ! -e "$stage$prefix" ] || { echo "FAIL: uninstall left: $(find "$stage$prefix")"; exit 1; }

@@ -134,6 +134,13 @@ if [ -x "$build/tests/cuda_tests" ]; then
 else
     echo "== CUDA device tests: not built (no nvcc, or make CUDA=0)"
 fi
+if [ -e "$build/obj/cuda/cuda_backend.o" ]; then
+    check "the fat binary: machine code and PTX for library.mk's GPU architectures, compressed, shared and static" \
+        "$top/tests/fatbin_test.sh" "$build"
+else
+    echo "== the fat binary: skipped: the build has no CUDA (no nvcc, or make CUDA=0)"
+    skipped=$((skipped + 1))
+fi
 check "rngtrk_device.cuh on the host equals the library" "$build/tests/device_header_host"
 check "crash-safe checkpoint files under SIGKILL" "$build/tests/crash_safe_test"
 check "exports: rngtrk_* only (version nodes too), each function in an rngtrk_N.M node" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/rngtrk.h"

@@ -54,7 +54,7 @@ $(TEST_BUILD)/device_header_host: tests/c/device_header_host.cpp $(DEVICE_HEADER
 ifeq ($(CUDA),1)
 $(TEST_BUILD)/cuda_tests: tests/cuda/test_cuda.cu $(DEVICE_HEADER) c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
 	@mkdir -p $(dir $@)
-	$(NVCC) -std=c++17 -O2 --fmad=false $(CUDA_ARCHS) -Ic_api -I$(BUILD)/include $(GTEST_INC) -o $@ $< \
+	$(NVCC) -std=c++17 -O2 --fmad=false $(NVCC_COMPRESS) --threads $(NVCC_THREADS) $(CUDA_ARCHS) -Ic_api -I$(BUILD)/include $(GTEST_INC) -o $@ $< \
 	    -L$(BUILD) -lrngtrk $(if $(GTEST_PREFIX),-L$(GTEST_PREFIX)/lib) -lgtest -lgtest_main -Xlinker -rpath,'$$ORIGIN/..'
 CUDA_TEST_PROGRAM := $(TEST_BUILD)/cuda_tests
 endif

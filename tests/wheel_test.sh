@@ -58,8 +58,9 @@ readelf_tag() {
     echo "manylinux_2_${n}_$arch"
 }
 
-# check_wheel WHEEL: its tag is readelf's; the reader agrees with readelf;
-# the library has no debug sections.  Prints the library's highest GLIBC_.
+# check_wheel WHEEL [cpu]: its tag is readelf's; the reader agrees with readelf;
+# the library has no debug sections; unless cpu, it carries the build's GPU
+# code.  Prints the library's highest GLIBC_.
 check_wheel() {
     checked=$1
     dir=$work/unzipped-$(basename "$checked" .whl)
@@ -85,6 +86,15 @@ $theirs"
     debug=$(LC_ALL=C readelf -S "$lib" | grep -c '\.debug_')
     [ "$debug" = 0 ] && ok "its library is stripped: no .debug_* section, $(wc -c <"$lib") bytes" ||
         fail "its library has $debug .debug_* sections"
+    # With GPU code (the checkout's build had nvcc; the Debian 11 wheel has
+    # none, nor nvcc), the wheel's is the build's, unpacked and checked.
+    if [ "${2:-}" != cpu ] && "$top/tools/fatbin_list.py" "$copy/build/librngtrk.so.0" >"$work/fatbin-build" 2>/dev/null; then
+        if "$top/tools/fatbin_list.py" --verify "$lib" >"$work/fatbin-wheel" 2>&1 && cmp -s "$work/fatbin-build" "$work/fatbin-wheel"; then
+            ok "its library carries the build's GPU code: $(awk '{print $2}' "$work/fatbin-wheel" | tr '\n' ' ')"
+        else
+            fail "its library's GPU code is not the build's:"; diff "$work/fatbin-build" "$work/fatbin-wheel"
+        fi
+    fi
     glibc=$(LC_ALL=C readelf -V "$lib" | grep -o 'GLIBC_2\.[0-9.]*' | sort -uV | tail -1)
     echo "    needs: $(LC_ALL=C readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')highest $glibc"
 }
@@ -183,7 +193,7 @@ else
     rm -rf "$work/wheelhouse"
     if name=$("$top/tools/build_wheel_manylinux.sh" "$work/wheelhouse"); then
         ok "tools/build_wheel_manylinux.sh: $name ($(($(date +%s) - s0)) s)"
-        check_wheel "$work/wheelhouse/$name"
+        check_wheel "$work/wheelhouse/$name" cpu
         tag=$(echo "$name" | sed 's/^rngtrk-[^-]*-py3-none-//; s/\.whl$//')
         # The README: "make wheel-manylinux ... installs on glibc 2.17 and later".
         n=$(echo "$tag" | sed -n 's/^manylinux_2_\([0-9]*\)_x86_64$/\1/p')

@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""What GPU code a library carries: the entries of the CUDA fat binary in
+an ELF file's .nv_fatbin section, read without NVIDIA's cuobjdump (which a
+machine without the full toolkit lacks).
+
+    tools/fatbin_list.py build/librngtrk.so.0       one line per entry:
+        sass sm_80   zstd 125384 -> 1465320 bytes
+        ptx  compute_120 ...
+    tools/fatbin_list.py --verify FILE             also unpacks each entry
+        (zstd entries through the zstd command) and checks that each
+        machine-code entry is a CUDA ELF for the architecture its header
+        names and each PTX entry targets its own; exit 1 if not.
+
+The container, as nvcc 12 and 13 write it (little-endian): a 16-byte header
+(magic 0xBA55ED50, u16 version, u16 header size, u64 size of the entries),
+then entries, each a header (u16 kind: 1 PTX, 2 ELF; u16 version; u32 header
+size; u64 payload size, padded; u32 at 16: the payload's own size when
+compressed; ...; u32 at 28: the architecture as 10*major+minor;
+u64 flags at 40; u64 at 56: the unpacked size when compressed) followed by
+its payload.  Flag 0x8000 marks a zstd payload (nvcc --compress-mode), 0x2000
+the older LZ4 one.  The layout is NVIDIA's and undocumented: what is read
+here was checked against nvcc 13.0's output for every architecture it lists
+(tests/fatbin_test.sh checks it again on every build).
+"""
+import struct
+import subprocess
+import sys
+
+FATBIN_MAGIC = 0xBA55ED50
+KIND_PTX, KIND_ELF = 1, 2
+FLAG_ZSTD, FLAG_LZ4 = 0x8000, 0x2000
+EM_CUDA = 190
+
+
+class FatbinError(Exception):
+    pass
+
+
+def elf_section(data, wanted):
+    """The bytes of section `wanted` of a 64-bit little-endian ELF file."""
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise FatbinError("not a 64-bit little-endian ELF file")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+
+    def header(i):
+        name, _type, _flags, _addr, offset, size = struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize)
+        return name, offset, size
+
+    _, names_at, _ = header(shstrndx)
+    for i in range(shnum):
+        name, offset, size = header(i)
+        end = data.index(b"\0", names_at + name)
+        if data[names_at + name:end].decode() == wanted:
+            return data[offset:offset + size]
+    return None
+
+
+def entries(fatbin):
+    """(kind, arch, flags, payload, unpacked size) of every entry, in order
+    (a section may hold several containers, one per object linked in)."""
+    pos = 0
+    while pos + 16 <= len(fatbin):
+        magic, _version, header_size, size = struct.unpack_from("<IHHQ", fatbin, pos)
+        if magic != FATBIN_MAGIC:
+            if not any(fatbin[pos:]):  # alignment padding between containers
+                return
+            raise FatbinError(f"no fat binary header at byte {pos} (magic {magic:#x})")
+        at, end = pos + header_size, pos + header_size + size
+        while at < end:
+            kind, _v, entry_header, payload = struct.unpack_from("<HHIQ", fatbin, at)
+            arch, = struct.unpack_from("<I", fatbin, at + 28)
+            packed, = struct.unpack_from("<I", fatbin, at + 16)
+            flags, = struct.unpack_from("<Q", fatbin, at + 40)
+            unpacked, = struct.unpack_from("<Q", fatbin, at + 56)
+            # A compressed payload is padded to 8 bytes: its own size is `packed`.
+            body = fatbin[at + entry_header:at + entry_header + (packed if flags & (FLAG_ZSTD | FLAG_LZ4) else payload)]
+            yield kind, arch, flags, body, unpacked
+            at += entry_header + payload
+        pos = end
+
+
+def unpack(flags, body):
+    if flags & FLAG_ZSTD:
+        return subprocess.run(["zstd", "-d", "-c"], input=body, capture_output=True, check=True).stdout
+    if flags & FLAG_LZ4:
+        raise FatbinError("an LZ4-compressed entry (nvcc -Xfatbin -compress-all): not unpacked here")
+    return body
+
+
+def check_entry(kind, arch, flags, body):
+    """What is wrong with one entry, or None."""
+    code = unpack(flags, body)
+    if kind == KIND_ELF:
+        if code[:4] != b"\x7fELF" or struct.unpack_from("<H", code, 18)[0] != EM_CUDA:
+            return f"sm_{arch}: not a CUDA ELF"
+        elf_arch = (struct.unpack_from("<I", code, 48)[0] >> 8) & 0xFF
+        return None if elf_arch == arch else f"sm_{arch}: its ELF is for sm_{elf_arch}"
+    target = f".target sm_{arch}".encode()
+    return None if target in code else f"compute_{arch}: its PTX has no '{target.decode()}'"
+
+
+def listing(path, verify=False):
+    with open(path, "rb") as f:
+        section = elf_section(f.read(), ".nv_fatbin")
+    if section is None:
+        return [], []
+    lines, problems = [], []
+    for kind, arch, flags, body, unpacked in entries(section):
+        if kind not in (KIND_PTX, KIND_ELF):
+            problems.append(f"entry of unknown kind {kind}")
+            continue
+        name = f"sass sm_{arch}" if kind == KIND_ELF else f"ptx compute_{arch}"
+        packing = "zstd" if flags & FLAG_ZSTD else "lz4" if flags & FLAG_LZ4 else "plain"
+        sizes = f"{len(body)} -> {unpacked}" if packing != "plain" else f"{len(body)}"
+        lines.append(f"{name:<18} {packing} {sizes} bytes")
+        if verify:
+            problem = check_entry(kind, arch, flags, body)
+            if problem:
+                problems.append(problem)
+    return lines, problems
+
+
+def main(argv):
+    verify = "--verify" in argv
+    paths = [a for a in argv if a != "--verify"]
+    if len(paths) != 1:
+        print("usage: fatbin_list.py [--verify] FILE", file=sys.stderr)
+        return 2
+    try:
+        lines, problems = listing(paths[0], verify)
+    except (OSError, FatbinError, subprocess.CalledProcessError, struct.error) as e:
+        print(f"fatbin_list: {paths[0]}: {e}", file=sys.stderr)
+        return 1
+    if not lines:
+        print(f"fatbin_list: {paths[0]}: no CUDA fat binary (.nv_fatbin)", file=sys.stderr)
+        return 1
+    print("\n".join(lines))
+    for p in problems:
+        print(f"fatbin_list: {paths[0]}: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
