@@ -25,13 +25,23 @@ typedef double v2d __attribute__((vector_size(16)));
 typedef int64_t v2i __attribute__((vector_size(16)));
 typedef uint64_t v2u __attribute__((vector_size(16)));
 
+// x in every lane, bit for bit.  (Not `Vector{} + x`: 0.0 + -0.0 is +0.0,
+// which turned a mean of -0.0 into +0.0 on this engine alone, and a
+// signalling NaN would come out quiet.)
+template <class Vector, class Element>
+inline Vector splat(Element x) {
+    Vector v{};
+    for (size_t i = 0; i < sizeof(Vector) / sizeof(Element); ++i) v[i] = x;
+    return v;
+}
+
 // A 128-bit value of element type E (its lanes), one struct per use so
 // that overloads tell them apart.
 #define RNGTRK_VEC_TYPE(Name, Vector, Element)                          \
     struct Name {                                                        \
         Vector v;                                                        \
         Name() = default;                                                \
-        explicit Name(Element x) : v(Vector{} + x) {}                    \
+        explicit Name(Element x) : v(splat<Vector>(x)) {}                \
         explicit Name(Vector x) : v(x) {}                                \
     };
 RNGTRK_VEC_TYPE(F32x4, v4f, float)

@@ -33,7 +33,7 @@ $(TEST_BUILD)/api_tests: $(API_TEST_SOURCES) tests/api/support.h c_api/rngtrk.h 
 	    -Wl,-rpath,'$$ORIGIN/..' $(GTEST_LIBS) -ldl
 
 # The core tests reach C++ internals, so they link the static archive.
-$(TEST_BUILD)/core_tests: $(CORE_TEST_SOURCES) $(wildcard cuda/*.h) $(STATIC_LIB)
+$(TEST_BUILD)/core_tests: $(CORE_TEST_SOURCES) $(wildcard tests/core/*.h) $(wildcard cuda/*.h) $(STATIC_LIB)
 	@mkdir -p $(dir $@)
 	$(CXX) $(TEST_CXXFLAGS) -Ic_api -Icore -Icuda -o $@ $(CORE_TEST_SOURCES) $(STATIC_LIB) $(CUDA_LIBS) $(GTEST_LIBS)
 
