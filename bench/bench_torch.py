@@ -7,7 +7,7 @@ compared to.
 
 1. Cost per call: rt.rand / randn / bernoulli / dropout against torch.rand /
    randn / bernoulli / F.dropout, drawn from the process tracker (the
-   common case), at 16 elements on the CPU (target <= 2.5x) and 4096 on a
+   common case) and from a state= (a PhiloxState, a state tensor), at 16 elements on the CPU (target <= 2.5x) and 4096 on a
    GPU (target <= 1.5x).  A call's cost is its host time: the best of
    several repeats of many calls; on a GPU the stream is synchronised
    before and after each repeat, so a kernel slower than the host shows.
@@ -78,6 +78,9 @@ def per_call():
     x = torch.randn(n, device=DEVICE)
     x_grad = torch.randn(n, device=DEVICE, requires_grad=True)
     probs = torch.full((n,), 0.5, device=DEVICE)
+    # state=: a PhiloxState, and the 16-byte tensor torch.cuda.get_rng_state() gives (issue 39 item 6).
+    s = rngtrk.PhiloxState(1234, 8)
+    tensor = torch.tensor(list(s.to_bytes()), dtype=torch.uint8)
     cases = [
         ("rand", lambda: rt.rand(n, device=DEVICE), lambda: torch.rand(n, device=DEVICE)),
         ("randn", lambda: rt.randn(n, device=DEVICE), lambda: torch.randn(n, device=DEVICE)),
@@ -85,6 +88,16 @@ def per_call():
         ("dropout", lambda: rt.dropout(x, 0.1), lambda: F.dropout(x, 0.1)),
         ("dropout, x requires grad", lambda: rt.dropout(x_grad, 0.1), lambda: F.dropout(x_grad, 0.1)),
     ]
+    for form, state in (("PhiloxState", s), ("state tensor", tensor)):
+        cases += [
+            (f"rand, state={form}", lambda st=state: rt.rand(n, device=DEVICE, state=st),
+             lambda: torch.rand(n, device=DEVICE)),
+            (f"randn, state={form}", lambda st=state: rt.randn(n, device=DEVICE, state=st),
+             lambda: torch.randn(n, device=DEVICE)),
+            (f"bernoulli, state={form}", lambda st=state: rt.bernoulli(n, p=0.5, device=DEVICE, state=st),
+             lambda: torch.bernoulli(probs)),
+            (f"dropout, state={form}", lambda st=state: rt.dropout(x, 0.1, state=st), lambda: F.dropout(x, 0.1)),
+        ]
     results = per_call_us([(ours, theirs) for _, ours, theirs in cases], number=2000 if CUDA else 20000)
     for (name, _, _), (ours, theirs) in zip(cases, results):
         ratio = ours / theirs

@@ -92,6 +92,14 @@ class PhiloxState(tuple):
         check(lib.rngtrk_state_from_bytes(_sixteen_bytes(data), out))
         return cls._from_c(out)
 
+    @classmethod
+    def _from_address(cls, address):
+        """Reads the 16-byte form from memory at `address` (a CPU tensor's
+        data_ptr(), say), through the library's codec, with no copy."""
+        out = ffi.new("rngtrk_philox_state *")
+        check(lib.rngtrk_state_from_bytes(ffi.cast("const uint8_t *", address), out))
+        return cls._from_c(out)
+
     def advanced(self, increment):
         """This state moved past `increment` 32-bit outputs, rounded up to a
         whole block of 4: what a draw of that many outputs does to it.

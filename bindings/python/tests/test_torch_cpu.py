@@ -382,6 +382,45 @@ def test_an_empty_tracker_and_a_state_tensor_are_arguments_like_any_other():
     assert rt.get_cuda_rng_tracker().tracker.active_state() != process  # (the unkeyed draws above)
 
 
+def test_a_state_draw_of_a_kind_seen_before_reads_each_state_anew():
+    """`state=` draws of a kind seen before skip the checks too (issue 39
+    item 6), and a CPU state tensor is read where it lies: each call draws
+    from the state it is given (a tensor changed in place, a view at an odd
+    address, a strided tensor, a PhiloxState), equal to the library's own
+    draw; what state_of refuses stays refused on that path."""
+    def library(state, count, dist, **params):
+        return rngtrk.sample(state, count, dist=dist, dtype="u8" if dist == "bernoulli" else "f32", **params)
+
+    cases = ((lambda st: rt.rand(16, state=st), "uniform", {}),
+             (lambda st: rt.randn(16, state=st, mean=-0.0, std=0.0), "normal", {"mean": -0.0, "std": 0.0}),
+             (lambda st: rt.randn(16, state=st), "normal", {}),
+             (lambda st: rt.bernoulli(16, p=0.25, state=st), "bernoulli", {"p": 0.25}))
+    other = rngtrk.PhiloxState(7, 400)
+    for draw, dist, params in cases:
+        for _ in range(2):  # the second time, the kind is known
+            tensor = rt.state_tensor(S)
+            assert numpy.array_equal(draw(tensor).numpy(), library(S, 16, dist, **params))
+            tensor.copy_(rt.state_tensor(other))  # the same tensor, another state: read anew
+            assert numpy.array_equal(draw(tensor).numpy(), library(other, 16, dist, **params))
+            big = torch.zeros(40, dtype=torch.uint8)
+            big[3:19] = rt.state_tensor(other)
+            assert big[3:19].data_ptr() % 8 != 0
+            assert numpy.array_equal(draw(big[3:19]).numpy(), library(other, 16, dist, **params))
+            strided = torch.zeros(32, dtype=torch.uint8)
+            strided[::2] = rt.state_tensor(S)
+            assert not strided[::2].is_contiguous()
+            assert numpy.array_equal(draw(strided[::2]).numpy(), library(S, 16, dist, **params))
+            assert numpy.array_equal(draw(other).numpy(), library(other, 16, dist, **params))
+            with pytest.raises(rngtrk.InvalidArgumentError, match="16 uint8"):
+                draw(torch.zeros(16, dtype=torch.int8))
+            with pytest.raises(rngtrk.InvalidArgumentError, match="16 uint8"):
+                draw(torch.zeros(15, dtype=torch.uint8))
+            with pytest.raises(TypeError, match="a state is"):
+                draw("not a state")
+    negative = rt.randn(64, state=S, mean=-0.0, std=0.0)
+    assert torch.signbit(negative).any() and not torch.signbit(rt.randn(64, state=S, mean=0.0, std=0.0)).any()
+
+
 def test_a_device_that_only_equals_another_is_not_its_kind():
     """False == 0 == 0.0, but only 0 names a device: the seen-before path
     keys devices by str, int and torch.device alone."""

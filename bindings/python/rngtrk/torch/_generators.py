@@ -6,8 +6,11 @@ these few functions, so the conversions between torch's objects (a
 16-byte CPU ByteTensor, a torch.Generator) and rngtrk's PhiloxState live in
 one place.
 """
+import sys
+
 import torch
 
+from .._library import ffi
 from ..errors import InvalidArgumentError, UnavailableError
 from ..state import STATE_BYTES, PhiloxState
 
@@ -104,11 +107,35 @@ def state_of(value, what="state"):
         if value.dtype != torch.uint8 or value.numel() != STATE_BYTES:
             raise StateFormatError(f"{what}: a state tensor is {STATE_BYTES} uint8 values "
                                    f"(torch.cuda.get_rng_state()), not {value.numel()} of {value.dtype}")
+        if value.is_cpu and value.is_contiguous():  # read where it lies (the per-call cost of state=)
+            return PhiloxState._from_address(value.data_ptr())
         return PhiloxState.from_bytes(value.detach().cpu().contiguous().numpy().tobytes())
     if isinstance(value, (bytes, bytearray, memoryview)):
         return PhiloxState.from_bytes(value)
     raise TypeError(f"{what} is a {type(value).__name__}: a state is a 16-byte uint8 tensor "
                     "(torch.cuda.get_rng_state()), a torch.Generator, 16 bytes or a PhiloxState")
+
+
+_STATE_P = ffi.typeof("rngtrk_philox_state *")
+# The library's struct is two u64 in the machine's order: on a
+# little-endian machine that is the 16-byte form itself.
+_BYTES_ARE_THE_STRUCT = sys.byteorder == "little" and ffi.sizeof("rngtrk_philox_state") == STATE_BYTES
+
+
+def state_pointer(value, what="state"):
+    """The library's `rngtrk_philox_state *` of what state_of takes, valid
+    while `value` lives: a CPU state tensor's own 16 bytes where they are
+    the struct (a little-endian machine, contiguous, 8-byte aligned), with
+    nothing read or copied in Python (a draw's per-call cost); else a new
+    struct of state_of(value)."""
+    if type(value) is PhiloxState:
+        return ffi.new(_STATE_P, value)
+    if (_BYTES_ARE_THE_STRUCT and type(value) is torch.Tensor and value.dtype is torch.uint8 and value.is_cpu
+            and value.numel() == STATE_BYTES and value.is_contiguous()):
+        address = value.data_ptr()
+        if address % 8 == 0:
+            return ffi.cast(_STATE_P, address)
+    return ffi.new(_STATE_P, state_of(value, what))
 
 
 def read_generator(generator):

@@ -180,16 +180,17 @@ def _c_state(state):
     return ffi.new("rngtrk_philox_state *", state)
 
 
-def _library_call(calls, tensor, state, spec_c, count, box, buffers):
+def _library_call(calls, tensor, state_c, spec_c, count, box, buffers):
     """One of the library's calls for `tensor`'s device: `calls` is (CPU
-    range, CPU box, CUDA range, CUDA box), `buffers` the pointer and
-    capacity arguments that follow the range or the box (a CUDA call then
-    takes torch's current stream of the tensor's device)."""
+    range, CPU box, CUDA range, CUDA box), `state_c` the library's state
+    struct, `buffers` the pointer and capacity arguments that follow the
+    range or the box (a CUDA call then takes torch's current stream of the
+    tensor's device)."""
     if tensor.is_cuda:
         index = tensor.device.index
         if index != torch.cuda.current_device():  # the library launches on the current device
             with torch.cuda.device(index):
-                return _library_call(calls, tensor, state, spec_c, count, box, buffers)
+                return _library_call(calls, tensor, state_c, spec_c, count, box, buffers)
         whole, sliced = calls[2], calls[3]
         stream = (ffi.cast(_VOID_P, raw_stream(tensor.device)),)
     elif tensor.is_cpu:
@@ -198,9 +199,9 @@ def _library_call(calls, tensor, state, spec_c, count, box, buffers):
     else:
         raise TypeError(f"rngtrk.torch fills CPU and CUDA tensors, not {tensor.device.type} ones")
     if box is None:
-        status = whole(_c_state(state), spec_c, 0, count, *buffers, *stream)
+        status = whole(state_c, spec_c, 0, count, *buffers, *stream)
     else:
-        status = sliced(_c_state(state), spec_c, *_box_arrays(box), *buffers, *stream)
+        status = sliced(state_c, spec_c, *_box_arrays(box), *buffers, *stream)
     if status:
         check(status)
 
@@ -214,7 +215,7 @@ def fill(out, state, spec, box=None):
     `spec`'s elements drawn from `state`: the whole tensor, or the box
     (global_shape, start, local_shape) of it."""
     count = out.numel()
-    _library_call(_SAMPLE_CALLS, out, state, c_spec(spec), count, box, _memory(out, count))
+    _library_call(_SAMPLE_CALLS, out, _c_state(state), c_spec(spec), count, box, _memory(out, count))
     return out
 
 
@@ -222,6 +223,36 @@ def draw_from_state(state, spec, shape, box, device):
     """A new tensor of `shape` (the box's local shape for a slice) drawn
     from `state`, which nothing advances."""
     return fill(new_output(shape, spec, device), state, spec, box)
+
+
+_sample = lib.rngtrk_sample
+
+
+def state_drawer(spec, shape, device):
+    """draw(state_c): draw_from_state of a whole tensor of `shape` from the
+    library's state struct `state_c` (_generators.state_pointer), for a
+    kind of draw seen before (rngtrk.torch._ops): everything but the state
+    worked out once, so a CPU draw is torch.empty and the library's call
+    (the per-call cost of `state=`)."""
+    count = numel(shape)
+    dtype = TORCH_DTYPES[spec.dtype]
+    size = count * torch.empty((), dtype=dtype).element_size()
+    spec_c = c_spec(spec)
+    if device.type != "cpu":
+        def draw(state_c):
+            out = new_output(shape, spec, device)
+            _library_call(_SAMPLE_CALLS, out, state_c, spec_c, count, None, _memory(out, count))
+            return out
+        return draw
+    empty, cast, void_p, sample, null = torch.empty, _cast, _VOID_P, _sample, ffi.NULL
+
+    def draw_on_cpu(state_c):
+        out = empty(shape, dtype=dtype, device=device)
+        status = sample(state_c, spec_c, 0, count, cast(void_p, out.data_ptr()) if count else null, size)
+        if status:
+            check(status)
+        return out
+    return draw_on_cpu
 
 
 # -- dropout in one pass ---------------------------------------------------------------
@@ -261,7 +292,7 @@ def dropout_into(out, x, state, mask_spec, box=None):
         return torch.mul(x, mask.to(x.dtype) * scale, out=out)
     count = x.numel()
     source = _cast(_VOID_P, x.data_ptr()) if count else ffi.NULL
-    _library_call(_DROPOUT_CALLS, x, state, _dropout_c_spec(mask_spec, name), count, box,
+    _library_call(_DROPOUT_CALLS, x, _c_state(state), _dropout_c_spec(mask_spec, name), count, box,
                   (source,) + _memory(out, count))
     return out
 

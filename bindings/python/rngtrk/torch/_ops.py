@@ -21,13 +21,15 @@ by its CUDA kernels on torch's current stream.  16-bit floats are made as
 f16/bf16 directly (the library defines them; normal's are its f32 values
 rounded to nearest even, as torch's .to() rounds).
 """
+from math import copysign
+
 import torch
 
 from ..errors import invalid
 from ._kernels import (
-    FLOAT_DTYPES, NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, kept, negative_zero, numel, spec_of,
+    FLOAT_DTYPES, NO_GEOMETRY, Spec, draw_from_state, draw_from_tracker, kept, numel, spec_of, state_drawer,
 )
-from ._generators import state_of
+from ._generators import state_of, state_pointer
 from ._rng_state_hook import settle
 from ._dropout import dropout_from_state, dropout_from_tracker
 from ._torch_ops import (
@@ -69,17 +71,18 @@ def _device(device):
 # training loop is a dict lookup and the library call.  Kept per kind: the
 # call's own arguments (sizes as given, torch dtype, device, layout, the two
 # parameters and each one's sign: -0.0 == 0.0, but a mean of -0.0 gives
-# other bits) -> what the checks made of them (shape, Spec with the library
-# spec, torch.device).  Only calls without geometry, state or tracker (the
-# process tracker's draws, the hot path) are kept.
+# other bits) -> what the checks made of them (the Spec with its library
+# spec, the shape, the torch.device, and its state_drawer).  Only calls without geometry or tracker are kept:
+# the process tracker's draws (the hot path) and draws from a `state=`,
+# whose state is not part of the kind (state_of checks each).
 _PLANS = {}
 
 
-def _again(size, dist, dtype, device, layout, a, b):
-    """(the draw, None) when this call's kind was seen before: from the
-    process tracker, with no check; else (None, its key), the key None
-    when torch traces the caller or an argument cannot be a key (the
-    checks then say what is wrong)."""
+def _again(size, dist, dtype, device, layout, a, b, state=None):
+    """(the draw, None) when this call's kind was seen before: from
+    `state`, or else the process tracker, with no check of the kind; else
+    (None, its key), the key None when torch traces the caller or an
+    argument cannot be a key (the checks then say what is wrong)."""
     if tracing():
         return None, None
     for n in size[0] if len(size) == 1 and type(size[0]) in (tuple, torch.Size) else size:
@@ -89,17 +92,19 @@ def _again(size, dist, dtype, device, layout, a, b):
         return None, None
     if type(device) not in _DEVICE_KINDS:  # (False == 0 == 0.0, device 0's key: the checks refuse the others)
         return None, None
-    key = (size, dist, dtype, device, layout, a, b, negative_zero(a), negative_zero(b))
+    key = (size, dist, dtype, device, layout, a, b, copysign(1.0, a), copysign(1.0, b))  # (-0.0 == 0.0 as a key)
     try:
         plan = _PLANS.get(key)
     except TypeError:  # an unhashable argument: the checks take it
         return None, None
     if plan is None:
         return None, key
+    if state is not None:
+        return plan[3](state_pointer(state)), None
     tracker = get_cuda_rng_tracker()
     settle()  # a recompute that raised is over: its tracker is put back first
     register(tracker)
-    return draw_from_tracker(tracker, plan[1], plan[0], None, plan[2]), None
+    return draw_from_tracker(tracker, plan[0], plan[1], None, plan[2]), None
 
 
 _NUMBERS = (float, int)
@@ -127,8 +132,8 @@ def _draw(shape, dist, rng_dtype, device, state, tracker, layout, a, b, geometry
                                  device)
     # Eager: the kind of draw checked (and its library spec made) once, then the C call.
     spec = spec_of(layout, dist, rng_dtype, float(a), float(b), sm_count, max_threads_per_sm)
-    if key is not None and box is None and not geometry and state is None and tracker is None:
-        kept(_PLANS, key, lambda: (shape, spec, device))
+    if key is not None and box is None and not geometry and tracker is None:
+        kept(_PLANS, key, lambda: (spec, shape, device, state_drawer(spec, shape, device)))
     if state is not None:
         return draw_from_state(state_of(state), spec, shape, box, device)
     if tracker is None:
@@ -157,8 +162,8 @@ def rand(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", lay
     f64, f16, bf16), the same bits on every device.  `sm_count` and
     `max_threads_per_sm` set the torch-eager-cuda layout's GPU (default:
     an H100's 132 and 2048, on every device, so that CPU and CUDA agree)."""
-    if not geometry and state is None and tracker is None:
-        again, key = _again(size, "uniform", dtype, device, layout, low, high)
+    if not geometry and tracker is None:
+        again, key = _again(size, "uniform", dtype, device, layout, low, high, state)
         if again is not None:
             return again
     else:
@@ -173,8 +178,8 @@ def randn(*size, state=None, tracker=None, dtype=torch.float32, device="cpu", la
           **geometry):
     """Normal values (Box-Muller): f32 and f64 as drawn; f16 and bf16 are
     the f32 values rounded to the dtype."""
-    if not geometry and state is None and tracker is None:
-        again, key = _again(size, "normal", dtype, device, layout, mean, std)
+    if not geometry and tracker is None:
+        again, key = _again(size, "normal", dtype, device, layout, mean, std, state)
         if again is not None:
             return again
     else:
@@ -195,8 +200,8 @@ def bernoulli(*size, p=0.5, state=None, tracker=None, dtype=torch.uint8, device=
               **geometry):
     """1 with probability p, else 0, as uint8 (or converted to `dtype`,
     e.g. torch.bool or a float type)."""
-    mask, key = _again(size, "bernoulli", "u8", device, layout, p, 0.0) \
-        if not geometry and state is None and tracker is None and not isinstance(p, bool) else (None, None)
+    mask, key = _again(size, "bernoulli", "u8", device, layout, p, 0.0, state) \
+        if not geometry and tracker is None and not isinstance(p, bool) else (None, None)
     if mask is None:
         mask = _draw(_size(size), "bernoulli", "u8", device, state, tracker, layout, _check_p(p, "bernoulli"), 0.0,
                      _geometry(geometry, "bernoulli"), key=key)
