@@ -101,7 +101,14 @@ CUDA_ARCHS ?= $(foreach a,$(CUDA_ARCHITECTURES),-gencode arch=compute_$(a)$(comm
 # 56 s on two, on the 2-core CI machine).
 NVCC_COMPRESS := $(if $(filter 1,$(CUDA)),$(shell $(NVCC) --help 2>/dev/null | grep -q -e '--compress-mode' && echo '$(NVCC_COMPRESS_FLAGS)'))
 NVCC_THREADS ?= 2
-NVCC_BUILD_FLAGS = $(NVCC_FLAGS) $(NVCC_COMPRESS) --threads $(NVCC_THREADS) $(CUDA_ARCHS) \
+# The backend names the code it carries when a GPU runs none of it
+# (cuda/arch_support.h): the -gencode list's machine code and PTX (code=sm_80
+# and code=[sm_120,compute_120] alike), passed as RNGTRK_ARCH(80)RNGTRK_ARCH(90):
+# nvcc splits a -D value at its commas.
+cuda_codes = $(patsubst code=%,%,$(filter-out arch=%,$(subst $(comma), ,$(subst [,,$(subst ],,$(CUDA_ARCHS))))))
+cuda_list = $(subst $(space),,$(foreach a,$(patsubst $(1)%,%,$(filter $(1)%,$(cuda_codes))),RNGTRK_ARCH($(a))))
+CUDA_CODE_DEFINES = '-DRNGTRK_CUDA_SASS=$(call cuda_list,sm_)' '-DRNGTRK_CUDA_PTX=$(call cuda_list,compute_)'
+NVCC_BUILD_FLAGS = $(NVCC_FLAGS) $(NVCC_COMPRESS) --threads $(NVCC_THREADS) $(CUDA_ARCHS) $(CUDA_CODE_DEFINES) \
                    -Xcompiler -fPIC,-fvisibility=hidden,-pthread $(addprefix -I,$(CUDA_INCLUDES))
 ifeq ($(CUDA),1)
 LIB_OBJECTS += $(patsubst %.cu,$(OBJDIR)/%.o,$(CUDA_SOURCES))

@@ -10,10 +10,20 @@
 #include <cstdlib>
 #include <string>
 
+#include "arch_support.h"
 #include "cuda_backend.h"
 #include "error.h"
 #include "kernel_bodies.h"
 #include "launch_geometry.h"
+
+// The GPU code this object carries, from the -gencode list it was built
+// with: the Makefile and CMakeLists.txt pass both lists as
+// RNGTRK_ARCH(80)RNGTRK_ARCH(90) (nvcc would split a -D value at commas);
+// the trailing 0 ends a list that may be empty.
+#if !defined(RNGTRK_CUDA_SASS) || !defined(RNGTRK_CUDA_PTX)
+#error "build with -DRNGTRK_CUDA_SASS='RNGTRK_ARCH(80)...' -DRNGTRK_CUDA_PTX='RNGTRK_ARCH(120)' (the -gencode list)"
+#endif
+#define RNGTRK_ARCH(a) a,
 
 namespace rngtrk {
 namespace cuda_backend {
@@ -50,6 +60,36 @@ void check_cuda(cudaError_t err, const char *what) {
 
 constexpr int kMaxDevices = 64;
 
+constexpr int kSass[] = {RNGTRK_CUDA_SASS 0};
+constexpr int kPtx[] = {RNGTRK_CUDA_PTX 0};
+constexpr cuda_arch::Code kCode{kSass, sizeof kSass / sizeof kSass[0] - 1, kPtx, sizeof kPtx / sizeof kPtx[0] - 1};
+
+// Whether the current device runs any of kCode; if not, *why says so.
+// Asked once per device (the answer cannot change in a process, but for
+// CUDA_FORCE_PTX_JIT, which the driver reads once too).
+bool device_has_code(std::string *why) {
+    static std::atomic<int> verdict[kMaxDevices];  // 0: not asked yet, 1: runs, -1: no code
+    int device = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    const int known = device < kMaxDevices ? verdict[device].load(std::memory_order_relaxed) : 0;
+    if (known == 1) return true;
+    int major = 0, minor = 0;
+    check_cuda(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), "cudaDeviceGetAttribute");
+    check_cuda(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device), "cudaDeviceGetAttribute");
+    const char *force = std::getenv("CUDA_FORCE_PTX_JIT");
+    const bool force_ptx = force != nullptr && std::string(force) == "1";
+    const int cc = 10 * major + minor;
+    const bool runs = cuda_arch::code_for(cc, kCode, force_ptx).runs != cuda_arch::Runs::none;
+    if (device < kMaxDevices) verdict[device].store(runs ? 1 : -1, std::memory_order_relaxed);
+    if (runs) return true;
+    cudaDeviceProp prop{};
+    const std::string name = cudaGetDeviceProperties(&prop, device) == cudaSuccess ? prop.name : "unknown GPU";
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    *why = cuda_arch::no_code_reason(device, name, cc, driver, CUDART_VERSION, kCode, force_ptx);
+    return false;
+}
+
 // Launches `kernel` over the items of `a` on `stream`: one wave of resident
 // blocks at most, the rest grid-stride.  Resident blocks per SM come from
 // the occupancy calculator, asked once per kernel and device.
@@ -75,8 +115,8 @@ void launch(const Args &a, cudaStream_t stream) {
 bool usable(std::string *why) {
     // The message names the real cause: no driver at all (most machines
     // without a GPU), a driver older than this library's CUDA runtime, a
-    // driver that sees no GPU, or whatever else the runtime says.
-    const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+    // driver that sees no GPU, a GPU that none of the library's code runs
+    // on, or whatever else the runtime says.
     int n = 0;
     const cudaError_t err = cudaGetDeviceCount(&n);
     int driver = 0;
@@ -84,8 +124,7 @@ bool usable(std::string *why) {
     if (err == cudaErrorInsufficientDriver && driver == 0) {
         *why = "no CUDA driver: this machine has no NVIDIA GPU, or its driver is not installed (libcuda.so.1)";
     } else if (err == cudaErrorInsufficientDriver) {
-        *why = "the NVIDIA driver is too old: it runs CUDA up to " + version(driver) +
-               ", and librngtrk's CUDA runtime is " + version(CUDART_VERSION) + " (update the driver)";
+        *why = cuda_arch::old_driver_reason(driver, CUDART_VERSION);
     } else if (err == cudaErrorNoDevice || (err == cudaSuccess && n == 0)) {
         const char *visible = std::getenv("CUDA_VISIBLE_DEVICES");
         *why = std::string("no CUDA device: the NVIDIA driver sees no GPU") +
@@ -93,7 +132,7 @@ bool usable(std::string *why) {
     } else if (err != cudaSuccess) {
         *why = std::string("no usable CUDA device: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
     } else {
-        return true;
+        return device_has_code(why);
     }
     return false;
 }

@@ -244,8 +244,10 @@ def main():
 
     # The backend's kernels themselves (static: loop, edge path and prologue included).
     backend = os.path.join(tree, "cuda", "cuda_backend.cu")
-    backend_ptx, backend_path = compile_ptx(tree, opts.arch, backend, "backend", ("-Xcompiler", "-fPIC"))
-    backend_sass = compile_cubin(tree, opts.arch, backend, "backend", ("-Xcompiler", "-fPIC"))
+    # (the code it names when a GPU runs none: this architecture's, as the Makefile passes it)
+    flags = ("-Xcompiler", "-fPIC", "-DRNGTRK_CUDA_SASS=RNGTRK_ARCH(%s)" % opts.arch.split("_")[-1], "-DRNGTRK_CUDA_PTX=")
+    backend_ptx, backend_path = compile_ptx(tree, opts.arch, backend, "backend", flags)
+    backend_sass = compile_cubin(tree, opts.arch, backend, "backend", flags)
     backend_entries = entries(backend_ptx)
     regs = ptxas_registers(backend_path, opts.arch, "in_order_kernel|eager_kernel")
     print("The backend's kernels (%s): static PTX and SASS instructions, ptxas -v registers" % opts.arch)
