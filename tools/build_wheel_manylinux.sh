@@ -19,10 +19,15 @@
 # tree's uncommitted changes (tests/clone_checkout.sh), where the backend is
 # called in place (python3 -c 'rngtrk_build.build_wheel(...)'; no pip, whose
 # bullseye release, 20.3, would copy bindings/python away from the sources)
-# and runs `make lib` (no nvcc there: CPU-only), links the objects again with
-# libstdc++ and libgcc linked in, strips the debug information
-# (strip --strip-debug) and writes the wheel.  Needs root and the mirror
-# this machine's apt uses (only when the root is made).
+# and runs `make lib`, links the objects again with libstdc++ and libgcc
+# linked in, strips the debug information (strip --strip-debug) and writes
+# the wheel.  With CUDA: this machine's toolkit (CUDA_HOME, default
+# /usr/local/cuda) is mounted read-only at /usr/local/cuda in the root, so
+# nvcc compiles the kernels there with bullseye's g++ 10 and the wheel
+# carries them; the CUDA runtime, linked statically, needs no glibc past
+# 2.17 (nvcc 13.0), so the tag stays manylinux_2_17.  No toolkit, or
+# RNGTRK_WHEEL_CUDA=0: a CPU-only wheel.  Needs root and the mirror this
+# machine's apt uses (only when the root is made).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/build/wheelhouse}
@@ -50,16 +55,19 @@ if [ ! -e "$root/.rngtrk-wheel-root" ]; then
 fi
 rm -rf "$root/root/rngtrk" "$root/root/wheelhouse"
 "$top/tests/clone_checkout.sh" "$root/root/rngtrk"
-mkdir -p "$root/root/wheelhouse"
+mkdir -p "$root/root/wheelhouse" "$root/usr/local/cuda"
+cuda=${CUDA_HOME:-/usr/local/cuda}
+[ "${RNGTRK_WHEEL_CUDA:-1}" != 0 ] && [ -x "$cuda/bin/nvcc" ] || cuda=
 unshare --mount --propagation private --fork sh -c '
-    root=$1
+    root=$1 cuda=$2
     mount -t proc proc "$root/proc" && mount --rbind /dev "$root/dev" || exit 1
+    if [ -n "$cuda" ]; then mount --bind "$cuda" "$root/usr/local/cuda" && mount -o remount,bind,ro "$root/usr/local/cuda" || exit 1; fi
     exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         sh -c "cd /root/rngtrk/bindings/python/build_backend &&
-               echo \"build_wheel_manylinux: in \$(. /etc/os-release; echo \$PRETTY_NAME): \$(ldd --version | head -1), \$(g++ --version | head -1), \$(python3 --version)\" &&
+               echo \"build_wheel_manylinux: in \$(. /etc/os-release; echo \$PRETTY_NAME): \$(ldd --version | head -1), \$(g++ --version | head -1), \$(python3 --version), \$(/usr/local/cuda/bin/nvcc --version 2>/dev/null | grep -o \"release [0-9.]*\" || echo \"no CUDA\")\" &&
                python3 -c \"import sys, rngtrk_build; print(rngtrk_build.build_wheel(sys.argv[1]))\" /root/wheelhouse" >&2' \
-    sh "$root" 2>"$root.build.log" ||
+    sh "$root" "$cuda" 2>"$root.build.log" ||
     { echo "build_wheel_manylinux: the build in $suite failed; its log: $root.build.log" >&2; tail -30 "$root.build.log" >&2; exit 1; }
 head -1 "$root.build.log" >&2
 mkdir -p "$out"
