@@ -3,7 +3,7 @@
 # tools/build_wheel_manylinux.sh [OUTDIR]: the Python wheel built in the
 # oldest Debian this machine's mirror still serves that builds the library
 # (Debian 11 "bullseye": glibc 2.31, g++ 10, Python 3.9).  Its computed tag
-# (bindings/python/build_backend/rngtrk_build.py: platform_tag) is
+# (bindings/python/build_backend/rngtrk_build_elf.py: platform_tag) is
 # manylinux_2_17_x86_64, a wheel that installs on glibc 2.17 and later (the
 # README's claim): the library needs no glibc symbol newer than GLIBC_2.14,
 # so the tag is manylinux2014's floor; tests/wheel_test.sh manylinux fails

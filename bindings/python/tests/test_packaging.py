@@ -149,6 +149,11 @@ def test_the_sdist_holds_what_a_wheel_build_needs(tmp_path):
     assert {f"{base}/pyproject.toml", f"{base}/PKG-INFO", f"{base}/build_backend/rngtrk_build.py",
             f"{base}/rngtrk/_cdef.py", f"{base}/rngtrk/_rngtrk_ffi.py", f"{base}/rngtrk/tracker.py",
             f"{base}/README.md", f"{base}/LICENSE"} <= members
+    # Every module of the backend (rngtrk_build.py imports the others).
+    backend = {f"{base}/build_backend/{n}" for n in os.listdir(os.path.join(BINDING_DIR, "build_backend"))
+               if n.endswith(".py")}
+    assert f"{base}/build_backend/rngtrk_build_elf.py" in backend and len(backend) >= 6, backend
+    assert {m for m in members if m.startswith(f"{base}/build_backend/")} == backend
     # The library's sources: library.mk, what it lists (CPU-only), the version script.
     lists = rngtrk_build.read_library_mk(os.path.join(REPO, "library.mk"))
     for path in lists["LIB_SOURCES"] + lists["NO_CUDA_SOURCES"] + ["library.mk", "c_api/exports.map",

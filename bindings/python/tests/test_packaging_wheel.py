@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The wheel's library and its tag (build_backend/rngtrk_build.py): the
+"""The wheel's library and its tag (build_backend/: rngtrk_build.py, the
+hooks, and the modules of each job, rngtrk_build_elf.py and the like): the
 ELF reader against readelf, the tag rule, stripping, library.mk read as
 make reads it, the sdist's sources complete by the compiler's own view, and
 the one message of a build without a C++ compiler.  (tests/wheel_test.sh
@@ -19,6 +20,12 @@ from conftest import BINDING_DIR, BUILD, REPO
 sys.path.insert(0, os.path.join(BINDING_DIR, "build_backend"))
 try:
     import rngtrk_build
+    # The modules of the names the tests replace (monkeypatch) or read
+    # beyond rngtrk_build's re-exports: a name is replaced in the module
+    # that owns it, where the backend looks it up.
+    import rngtrk_build_compile
+    import rngtrk_build_elf
+    import rngtrk_build_metadata
 finally:
     sys.path.pop(0)
 
@@ -180,7 +187,7 @@ def test_a_bundled_library_must_be_absolute_load_here_and_match_the_version(tmp_
     build_wheel_fails(tmp_path, capfd, str(text), "does not open here")
     # make's library (0.1.0) for a package of another version, under _library.py's rule.
     for package in ("0.2.0", "1.1.0"):
-        monkeypatch.setattr(rngtrk_build, "_version", lambda: package)
+        monkeypatch.setattr(rngtrk_build_metadata, "_version", lambda: package)
         build_wheel_fails(tmp_path, capfd, LIBRARY, "is librngtrk 0.1.0", f"rngtrk {package} would refuse")
     monkeypatch.undo()
     assert rngtrk_build.check_library(LIBRARY, "make's library") == "0.1.0"
@@ -189,7 +196,7 @@ def test_a_bundled_library_must_be_absolute_load_here_and_match_the_version(tmp_
 @pytest.mark.parametrize("package", ["0.1.0", "0.3.2", "1.2.0", "2.0.5"])
 def test_the_backend_applies_the_import_version_rule(monkeypatch, package):
     from rngtrk import _library
-    monkeypatch.setattr(rngtrk_build, "_version", lambda: package)
+    monkeypatch.setattr(rngtrk_build_metadata, "_version", lambda: package)
     header = tuple(int(p) for p in package.split("."))
     numbers = [major * 10000 + minor * 100 + patch for major in range(4) for minor in range(5) for patch in (0, 7)]
     assert [rngtrk_build.is_compatible(n) for n in numbers] == [_library.is_compatible(n, header) for n in numbers]
@@ -220,8 +227,8 @@ def test_glibc_versions_that_are_not_2_n(capfd, versions, tag):
 
 
 def test_ppc64_is_ppc64le_or_ppc64_by_the_byte_order(tmp_path):
-    assert rngtrk_build._machine_name(21, True) == "ppc64le"
-    assert rngtrk_build._machine_name(21, False) == "ppc64"
+    assert rngtrk_build_elf._machine_name(21, True) == "ppc64le"
+    assert rngtrk_build_elf._machine_name(21, False) == "ppc64"
     assert rngtrk_build.read_elf_needs(edited_copy(tmp_path, "ppc.so", 21))["machine"] == "ppc64le"  # make's is little-endian
     assert rngtrk_build.tag_from_needs(needs("GLIBC_2.17", machine="ppc64le"), "x")[0] == "manylinux_2_17_ppc64le"
 
@@ -282,14 +289,15 @@ def test_an_unpacked_sdist_inside_a_checkout_is_an_sdist(unpacked_sdist, tmp_pat
     (fake / "c_api" / "rngtrk.h").write_text("")
     inside = fake / "dist" / unpacked_sdist.name
     shutil.copytree(str(unpacked_sdist), str(inside))
-    where = subprocess.run([sys.executable, "-c", "import rngtrk_build as b; print(b._checkout_root(), b._source_root())"],
+    where = subprocess.run([sys.executable, "-c",
+                            "import rngtrk_build_metadata as b; print(b._checkout_root(), b._source_root())"],
                            cwd=str(inside / "build_backend"), capture_output=True, text=True, check=True).stdout.split()
     assert where == ["None", str(inside)]
-    assert rngtrk_build._checkout_root() == REPO  # the checkout's own package
+    assert rngtrk_build_metadata._checkout_root() == REPO  # the checkout's own package
 
 
 def fake_run(calls, fail_first=False):
-    """A stand-in for rngtrk_build._run that records (what, -o target),
+    """A stand-in for rngtrk_build_compile._run that records (what, -o target),
     touches the target, and fails the first compile when asked."""
     import time
 
@@ -307,8 +315,8 @@ def fake_run(calls, fail_first=False):
 
 def test_the_first_failed_compile_cancels_the_queued_ones(monkeypatch, tmp_path):
     calls = []
-    monkeypatch.setattr(rngtrk_build, "_run", fake_run(calls, fail_first=True))
-    monkeypatch.setattr(rngtrk_build.os, "cpu_count", lambda: 1)
+    monkeypatch.setattr(rngtrk_build_compile, "_run", fake_run(calls, fail_first=True))
+    monkeypatch.setattr(rngtrk_build_compile.os, "cpu_count", lambda: 1)
     with pytest.raises(rngtrk_build.BuildError, match="the first failed"):
         rngtrk_build.compile_library(REPO, str(tmp_path / "librngtrk.so.0"))
     sources = rngtrk_build.read_library_mk(os.path.join(REPO, "library.mk"))["LIB_SOURCES"]
@@ -320,8 +328,8 @@ def test_an_editable_sdist_keeps_its_objects_out_of_the_package(monkeypatch, unp
     sdist = tmp_path / unpacked_sdist.name
     shutil.copytree(str(unpacked_sdist), str(sdist))
     calls = []
-    monkeypatch.setattr(rngtrk_build, "_run", fake_run(calls))
-    monkeypatch.setattr(rngtrk_build, "HERE", str(sdist))
+    monkeypatch.setattr(rngtrk_build_compile, "_run", fake_run(calls))
+    monkeypatch.setattr(rngtrk_build_metadata, "HERE", str(sdist))
     monkeypatch.delenv("RNGTRK_BUNDLE_LIBRARY", raising=False)
     rngtrk_build.build_editable(str(tmp_path))
     objects = [target for what, target in calls if what.startswith("compiling")]
@@ -332,7 +340,7 @@ def test_an_editable_sdist_keeps_its_objects_out_of_the_package(monkeypatch, unp
 
 def test_an_editable_install_refuses_a_library_to_bundle(monkeypatch, tmp_path, capfd):
     monkeypatch.setenv("RNGTRK_BUNDLE_LIBRARY", LIBRARY)
-    monkeypatch.setattr(rngtrk_build, "_make_lib", lambda root: pytest.fail("make lib ran"))
+    monkeypatch.setattr(rngtrk_build_compile, "_make_lib", lambda root: pytest.fail("make lib ran"))
     with pytest.raises(SystemExit):
         rngtrk_build.build_editable(str(tmp_path))
     err = capfd.readouterr().err
