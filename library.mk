@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The library's sources and compiler flags: their one list.  The Makefile
-# includes this file; CMakeLists.txt, the Python backend (rngtrk_build.py, for
-# sdists) and rngtrk-sys's build.rs read it: a source or a flag written here is
+# includes this file; CMakeLists.txt, the Python backend (rngtrk_build_compile.py,
+# for sdists) and rngtrk-sys's build.rs read it: a source or a flag written here is
 # built alike by all.  Keep to lines `NAME := words` (and comments, blank
 # lines), no `+=` nor `$(...)`: the readers parse exactly that.
 # tests/build_lists_test.sh checks that every .cpp of core/ and c_api/ is listed.
