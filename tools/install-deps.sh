@@ -52,7 +52,7 @@ packages_of() {
         compilers) echo g++ clang ;;
         demo) echo "$(packages_of build) $(packages_of python) $(packages_of mpi)" ;;
         test) echo "$(packages_of unit) $(packages_of python) $(packages_of pytest) $(packages_of mpi)" \
-                   "$(packages_of torch) $(packages_of bindgen) gzip python3-pip abigail-tools cmake" ;;
+                   "$(packages_of torch) $(packages_of bindgen) gzip zstd python3-pip abigail-tools cmake" ;;
         bench) echo "$(packages_of build) libbenchmark-dev python3" ;;
         reliability) echo valgrind clang libclang-rt-dev ;;
         abi) echo abigail-tools ;;
