@@ -20,6 +20,8 @@
 #                      with no make nor installed library, the Debian 11 wheel (root); in .ci/run
 #   make test-wheel / test-rust-bundled   its Python part (no root) / its Rust part
 #   make wheel-manylinux  the Python wheel built in a Debian 11 root (root): build/wheelhouse/
+#   make cuda12        the CUDA 12 module for R525-R575 drivers, in a Debian 13 root with its CUDA 12.4
+#                      (root): build/librngtrk_cuda12.so, beside the CUDA 13 one (docs/cuda.md)
 #   make sdist         the Python source archive, which builds the library when installed: dist/
 #   make test-werror   warnings as errors with g++ and clang, every header compiled alone
 #   make test-aarch64  cross-built for aarch64, the C API tests under qemu-aarch64
@@ -111,7 +113,17 @@ CUDA_CODE_DEFINES = '-DRNGTRK_CUDA_SASS=$(call cuda_list,sm_)' '-DRNGTRK_CUDA_PT
 NVCC_BUILD_FLAGS = $(NVCC_FLAGS) $(NVCC_COMPRESS) --threads $(NVCC_THREADS) $(CUDA_ARCHS) $(CUDA_CODE_DEFINES) \
                    -Xcompiler -fPIC,-fvisibility=hidden,-pthread $(addprefix -I,$(CUDA_INCLUDES))
 ifeq ($(CUDA),1)
-LIB_OBJECTS += $(patsubst %.cu,$(OBJDIR)/%.o,$(CUDA_SOURCES))
+# The shared library links no CUDA runtime: its loader opens the module of
+# the driver's CUDA major beside it (cuda/cuda_module.h); the kernels and
+# their statically linked runtime are that module, librngtrk_cudaNN.so, NN
+# this nvcc's major.  The static archive carries the kernels themselves.
+CUDA_MAJOR := $(shell $(NVCC) --version 2>/dev/null | sed -n 's/.*release \([0-9][0-9]*\)\..*/\1/p')
+CUDA_MODULE := $(BUILD)/librngtrk_cuda$(CUDA_MAJOR).so
+SHARED_OBJECTS := $(LIB_OBJECTS) $(patsubst %.cpp,$(OBJDIR)/%.o,$(CUDA_LOADER_SOURCES))
+STATIC_OBJECTS := $(LIB_OBJECTS) $(patsubst %.cu,$(OBJDIR)/%.o,$(CUDA_SOURCES))
+MODULE_OBJECTS := $(patsubst %.cu,$(OBJDIR)/%.o,$(CUDA_SOURCES)) $(patsubst %.cpp,$(OBJDIR)/%.o,$(CUDA_MODULE_SOURCES)) \
+                  $(patsubst %.cpp,$(OBJDIR)/%.o,$(CUDA_MODULE_CORE_SOURCES))
+SHARED_LIBS := -ldl
 CUDA_LIBS := -L$(CUDA_HOME)/lib64 $(addprefix -l,$(CUDA_LINK_LIBRARIES))
 # Static consumers link the CUDA runtime too (rngtrk.pc, the CMake package),
 # from the consumer's toolkit, not this machine's: rngtrk.pc's variable
@@ -122,7 +134,11 @@ CUDA_STANDARD_LIBDIR := /usr/local/cuda/lib64
 CUDA_PC_LIBS := -L$${cudalibdir} $(addprefix -l,$(CUDA_LINK_LIBRARIES))
 CUDA_PC_VARIABLE := cudalibdir=$(CUDA_STANDARD_LIBDIR)
 else
-LIB_OBJECTS += $(patsubst %.cpp,$(OBJDIR)/%.o,$(NO_CUDA_SOURCES))
+CUDA_MODULE :=
+SHARED_OBJECTS := $(LIB_OBJECTS) $(patsubst %.cpp,$(OBJDIR)/%.o,$(NO_CUDA_SOURCES))
+STATIC_OBJECTS := $(SHARED_OBJECTS)
+MODULE_OBJECTS :=
+SHARED_LIBS :=
 CUDA_LIBS :=
 CUDA_PC_LIBS :=
 CUDA_PC_VARIABLE :=
@@ -137,9 +153,26 @@ $(patsubst %.cpp,$(OBJDIR)/%.o,$(NO_CUDA_SOURCES)): $(OBJDIR)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIB_CXXFLAGS) $(addprefix -I,$(CORE_INCLUDES)) -c $< -o $@
 
+# The loader and the module's table know the version they belong to.
+$(patsubst %.cpp,$(OBJDIR)/%.o,$(CUDA_LOADER_SOURCES) $(CUDA_MODULE_SOURCES)): $(OBJDIR)/%.o: %.cpp c_api/rngtrk.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(LIB_CXXFLAGS) $(addprefix -I,$(CUDA_INCLUDES)) '-DRNGTRK_MODULE_VERSION="$(VERSION)"' -c $< -o $@
+
+# make cuda12: the CUDA 12 module, built in a root with Debian 13's CUDA
+# 12.4 toolkit (tools/build_cuda12.sh says how), next to this build's.
+.PHONY: cuda12
+cuda12:
+	tools/build_cuda12.sh
+
+# A CUDA module: the kernels, their runtime (static), and the table that
+# is its one export.
+$(CUDA_MODULE): $(MODULE_OBJECTS) cuda/cuda_module.map
+	$(CXX) -shared $(MODULE_LINK_FLAGS) -o $@ $(MODULE_OBJECTS) $(CUDA_LIBS) $(LDFLAGS)
+
 SONAME     := librngtrk.so.$(VERSION_MAJOR)
 SHARED_LIB := $(BUILD)/librngtrk.so.$(VERSION)
 STATIC_LIB := $(BUILD)/librngtrk.a
+SHARED_ARCHIVE := $(OBJDIR)/shared-objects.a
 PC_FILE    := $(BUILD)/rngtrk.pc
 CLI        := $(BUILD)/rngtrk
 
@@ -155,7 +188,7 @@ all: lib $(CLI) $(DEVICE_HEADER)
 $(DEVICE_HEADER): cuda/rngtrk_device.cuh $(wildcard core/*.h) tools/amalgamate_device_header.sh
 	@mkdir -p $(dir $@)
 	tools/amalgamate_device_header.sh $@
-lib: $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME) $(STATIC_LIB) $(PC_FILE)
+lib: $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME) $(STATIC_LIB) $(PC_FILE) $(CUDA_MODULE) $(SHARED_ARCHIVE)
 
 # A missing compiler is named in one line, with where to get it, before
 # anything is built.
@@ -164,7 +197,7 @@ compilers-present:
 	@for c in $(firstword $(CXX)) $(firstword $(CC)); do command -v $$c >/dev/null 2>&1 || { \
 	    echo "make: no compiler $$c: install g++ (Debian: sudo apt-get install g++ make, or tools/install-deps.sh build)"; \
 	    exit 1; }; done
-$(LIB_OBJECTS) $(CLI): | compilers-present
+$(SHARED_OBJECTS) $(STATIC_OBJECTS) $(MODULE_OBJECTS) $(CLI): | compilers-present
 
 $(OBJDIR)/%.o: %.cpp
 	@mkdir -p $(dir $@)
@@ -176,15 +209,21 @@ $(call objects_of,$(ENGINE_SOURCES)): TARGET_FLAGS = $(ENGINE_FLAGS) \
     $(if $(filter $(call objects_of,$(AVX2_SOURCES)),$@),$(AVX2_FLAGS)) \
     $(if $(filter $(call objects_of,$(AVX512_SOURCES)),$@),$(AVX512_FLAGS) $(if $(CXX_IS_CLANG),,$(AVX512_GCC_FLAGS)))
 
-$(SHARED_LIB): $(LIB_OBJECTS) c_api/exports.map
-	$(CXX) -shared -Wl,-soname,$(SONAME) $(LIB_LINK_FLAGS) -o $@ $(LIB_OBJECTS) $(CUDA_LIBS) $(LDFLAGS)
+$(SHARED_LIB): $(SHARED_OBJECTS) c_api/exports.map
+	$(CXX) -shared -Wl,-soname,$(SONAME) $(LIB_LINK_FLAGS) -o $@ $(SHARED_OBJECTS) $(SHARED_LIBS) $(LDFLAGS)
 
 $(BUILD)/$(SONAME) $(BUILD)/librngtrk.so: $(SHARED_LIB)
 	ln -sf $(notdir $(SHARED_LIB)) $@
 
-$(STATIC_LIB): $(LIB_OBJECTS)
+$(STATIC_LIB): $(STATIC_OBJECTS)
 	rm -f $@
-	ar rcs $@ $(LIB_OBJECTS)
+	ar rcs $@ $(STATIC_OBJECTS)
+
+# The shared library's objects in one archive (not installed): the Python
+# backend links the wheel's librngtrk from it (rngtrk_build_compile.py).
+$(SHARED_ARCHIVE): $(SHARED_OBJECTS)
+	rm -f $@
+	ar rcs $@ $(SHARED_OBJECTS)
 
 # The .pc names the install locations; `make install` writes it again with
 # the PREFIX/LIBDIR/INCLUDEDIR given there.  The installed one finds its
@@ -238,6 +277,9 @@ install: lib $(CLI) $(DEVICE_HEADER)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/librngtrk.so
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/
+	@# The CUDA modules beside the library, where its loader looks (make
+	@# cuda12 adds the CUDA 12 one to this build).
+	for m in $(BUILD)/librngtrk_cuda[0-9]*.so; do if [ -e "$$m" ]; then install -m 755 "$$m" $(DESTDIR)$(LIBDIR)/; fi; done
 	$(call make_pc,$(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc,$${pcfiledir}/$(shell realpath -m --relative-to=$(PKGCONFIGDIR) $(PREFIX)))
 	chmod 644 $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc
 	install -d $(DESTDIR)$(CMAKEDIR)
@@ -260,7 +302,8 @@ uninstall:
 	rm -f $(DESTDIR)$(CMAKEDIR)/rngtrkConfig.cmake $(DESTDIR)$(CMAKEDIR)/rngtrkConfigVersion.cmake
 	rm -f $(DESTDIR)$(INCLUDEDIR)/rngtrk.h $(DESTDIR)$(INCLUDEDIR)/rngtrk_device.cuh $(DESTDIR)$(PKGCONFIGDIR)/rngtrk.pc \
 	      $(DESTDIR)$(LIBDIR)/$(notdir $(SHARED_LIB)) $(DESTDIR)$(LIBDIR)/$(SONAME) \
-	      $(DESTDIR)$(LIBDIR)/librngtrk.so $(DESTDIR)$(LIBDIR)/librngtrk.a $(DESTDIR)$(BINDIR)/rngtrk
+	      $(DESTDIR)$(LIBDIR)/librngtrk.so $(DESTDIR)$(LIBDIR)/librngtrk.a $(DESTDIR)$(BINDIR)/rngtrk \
+	      $(DESTDIR)$(LIBDIR)/librngtrk_cuda[0-9]*.so
 	@# The folders install made, when nothing else is in them (under a
 	@# DESTDIR, their parents too, up to it).
 	@for d in $(CMAKEDIR) $(PKGCONFIGDIR) $(LIBDIR) $(INCLUDEDIR) $(BINDIR); do \
@@ -344,4 +387,4 @@ deps-%:
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJECTS:.o=.d)
+-include $(sort $(SHARED_OBJECTS:.o=.d) $(STATIC_OBJECTS:.o=.d) $(MODULE_OBJECTS:.o=.d))

@@ -20,6 +20,12 @@ X86_64_SOURCES := core/sample_avx2.cpp core/sample_avx512.cpp
 # With CUDA the kernels; without, the stub whose functions say so.
 CUDA_SOURCES := cuda/cuda_backend.cu
 NO_CUDA_SOURCES := cuda/cuda_unavailable.cpp
+# The shared library's CUDA side is a loader (no CUDA runtime in it); the
+# kernels become a module, librngtrk_cudaNN.so, for each CUDA major built:
+# CUDA_SOURCES, the module's table, and the core code the kernels call.
+CUDA_LOADER_SOURCES := cuda/cuda_loader.cpp
+CUDA_MODULE_SOURCES := cuda/cuda_module.cpp
+CUDA_MODULE_CORE_SOURCES := core/sample_spec.cpp
 
 # The optimisation of a default build (Makefile: OPTFLAGS; CMake: a build
 # without CMAKE_BUILD_TYPE).  Neither defines NDEBUG.
@@ -49,6 +55,10 @@ AVX512_FLAGS := -mavx512f -mavx512bw -mavx512dq -mavx512vl -Wno-uninitialized
 AVX512_GCC_FLAGS := -Wno-maybe-uninitialized
 # The shared object exports the C API alone, in version nodes.
 LIB_LINK_FLAGS := -Wl,--version-script=c_api/exports.map -Wl,--no-undefined -pthread
+# A CUDA module exports rngtrk_cuda_module_v1 alone, and needs nothing but
+# glibc: its C++ runtime is linked in, as its CUDA runtime is (no exception
+# leaves it), so it loads beside any libstdc++ and goes into a wheel as built.
+MODULE_LINK_FLAGS := -Wl,--version-script=cuda/cuda_module.map -Wl,--no-undefined -pthread -static-libstdc++ -static-libgcc
 
 # CUDA: machine code (SASS) for each GPU family trained on, and PTX of the
 # newest so that a later GPU compiles the kernels when they load (docs/cuda.md
@@ -61,6 +71,12 @@ LIB_LINK_FLAGS := -Wl,--version-script=c_api/exports.map -Wl,--no-undefined -pth
 # the CPU does.
 CUDA_ARCHITECTURES := 80 90 100 110 120
 CUDA_PTX_ARCHITECTURES := 120
+# The CUDA 12 module (make cuda12: Debian 13's CUDA 12.4, whose nvcc knows
+# nothing past sm_90) for drivers of the CUDA 12 era, R525 to R575: machine
+# code for 8.0 and 9.0, and PTX of 9.0, which every later GPU (Blackwell
+# included, on an R570 or later driver) compiles when the kernels load.
+CUDA12_ARCHITECTURES := 80 90
+CUDA12_PTX_ARCHITECTURES := 90
 CUDA_INCLUDES := core cuda
 NVCC_FLAGS := -std=c++17 -O3 --fmad=false
 # Where nvcc has it (12.8 and later): the fat binary compressed with zstd,

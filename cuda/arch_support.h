@@ -108,5 +108,40 @@ inline std::string old_driver_reason(int driver, int runtime) {
            (branch != 0 ? std::to_string(branch) : std::string("?")) + " branch or later)";
 }
 
+// The CUDA module (cuda_module.h) a driver of CUDA `driver` loads among
+// those there, `majors` (their CUDA majors, any order): the newest whose
+// major the driver runs; 0 when none.  A driver runs every runtime of its
+// own major and the majors before it (NVIDIA's minor-version compatibility
+// within a major, backward compatibility across), so a CUDA 13 driver runs
+// the CUDA 12 module where that is the only one.
+inline int module_for(int driver, const int *majors, size_t n) {
+    int best = 0;
+    for (size_t i = 0; i < n; ++i)
+        if (majors[i] <= driver / 1000 && majors[i] > best) best = majors[i];
+    return best;
+}
+
+// Why a driver of CUDA `driver` loads none of the modules `majors` in
+// `dir`: its version, what each module needs, and what to install.
+inline std::string no_module_reason(int driver, const int *majors, size_t n, const std::string &dir) {
+    if (n == 0)
+        return "this librngtrk has no CUDA module beside it (" + dir +
+               "/librngtrk_cuda13.so or librngtrk_cuda12.so): reinstall rngtrk from a build that had nvcc "
+               "(make; make cuda12 for CUDA 12 drivers)";
+    std::string have;
+    int oldest = 0;
+    for (size_t i = 0; i < n; ++i) {
+        have += (i == 0 ? "" : ", ") + std::string("librngtrk_cuda") + std::to_string(majors[i]) + ".so (R" +
+                std::to_string(minimum_driver_branch(majors[i] * 1000)) + " or later)";
+        if (oldest == 0 || majors[i] < oldest) oldest = majors[i];
+    }
+    std::string why = "the NVIDIA driver is too old: it runs CUDA up to " + cuda_version(driver) +
+                      ", and this librngtrk's CUDA modules are " + have + " in " + dir + ". Install the driver's R" +
+                      std::to_string(minimum_driver_branch(oldest * 1000)) + " branch or later";
+    if (driver >= 12000 && driver < 13000 && oldest > 12)
+        why += ", or rngtrk's CUDA 12 module (make cuda12 builds librngtrk_cuda12.so; docs/cuda.md)";
+    return why;
+}
+
 }  // namespace cuda_arch
 }  // namespace rngtrk

@@ -12,6 +12,7 @@
 
 #include "arch_support.h"
 #include "cuda_backend.h"
+#include "cuda_module.h"
 #include "error.h"
 #include "kernel_bodies.h"
 #include "launch_geometry.h"
@@ -111,6 +112,10 @@ void launch(const Args &a, cudaStream_t stream) {
 }
 
 }  // namespace
+
+const int *carried_sass() { return kSass; }
+const int *carried_ptx() { return kPtx; }
+int carried_runtime() { return CUDART_VERSION; }
 
 bool usable(std::string *why) {
     // The message names the real cause: no driver at all (most machines

@@ -3,7 +3,9 @@
 # The GPU code the built library carries is what library.mk lists: machine
 # code for each of CUDA_ARCHITECTURES and PTX for each of
 # CUDA_PTX_ARCHITECTURES (or what CUDA_ARCHS, when set, asked for), in the
-# shared library and in the static archive; each entry unpacks to a CUDA
+# CUDA module (librngtrk_cudaNN.so, NN the major of the nvcc that built it)
+# and in the static archive, and none in librngtrk.so (which links no CUDA
+# runtime: its loader opens the module); each entry unpacks to a CUDA
 # ELF of its own architecture, or to PTX that targets it; and, where nvcc
 # compresses, every entry is compressed.  The reader (tools/fatbin_list.py)
 # must also see a header that lies about its architecture.
@@ -12,7 +14,13 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 major=$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")
-lib="$build/librngtrk.so.$major"
+nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
+cuda_major=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\)\..*/\1/p')
+lib="$build/librngtrk_cuda$cuda_major.so"
+[ -f "$lib" ] || fail "no CUDA module $lib (nvcc $cuda_major)"
+if readelf -S "$build/librngtrk.so.$major" | grep -q nv_fatbin; then
+    fail "$build/librngtrk.so.$major carries GPU code: the kernels belong in the module"
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "fatbin_test: $*"; exit 1; }
@@ -32,7 +40,7 @@ entries() {  # FILE: its "kind arch" lines, sorted; the whole listing in $work/l
 }
 entries "$lib" >"$work/shared"
 diff -u "$work/expected" "$work/shared" >"$work/diff" || { cat "$work/diff"; fail "$lib: not library.mk's list (- expected, + found)"; }
-if "${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}" --help 2>/dev/null | grep -q -e '--compress-mode'; then
+if "$nvcc" --help 2>/dev/null | grep -q -e '--compress-mode'; then
     if grep -v ' zstd ' "$work/listing"; then fail "$lib: the entries above are not compressed"; fi
 fi
 sed 's/^/  /' "$work/listing"
@@ -56,4 +64,4 @@ if "$top/tools/fatbin_list.py" --verify "$work/lying.so" >/dev/null 2>"$work/err
     fail "a header naming the wrong architecture was not seen"
 fi
 grep -q 'its ELF is for sm_' "$work/err" || { cat "$work/err"; fail "the wrong architecture was seen for another reason"; }
-echo "fatbin_test: $(wc -l <"$work/expected") entries as library.mk lists, in the shared and static library"
+echo "fatbin_test: $(wc -l <"$work/expected") entries as library.mk lists, in $(basename "$lib") and librngtrk.a, none in librngtrk.so"

@@ -48,6 +48,9 @@ case " $static_line " in *" -lcudart_static "*) cuda_dir="-L${CUDA_HOME:-/usr/lo
 # the build had.
 standard=/usr/local/cuda/lib64
 if [ -n "$cuda_dir" ]; then
+    # The shared library's CUDA module beside it, where its loader looks.
+    ls "$stage$prefix/lib/"librngtrk_cuda[0-9]*.so >/dev/null 2>&1 ||
+        { echo "FAIL: make install put no CUDA module (librngtrk_cudaNN.so) beside librngtrk.so"; exit 1; }
     [ "$(grep -c /cuda "$stage$prefix/lib/pkgconfig/rngtrk.pc")" = 1 ] &&
         grep -qx "cudalibdir=$standard" "$stage$prefix/lib/pkgconfig/rngtrk.pc" ||
         { echo "FAIL: rngtrk.pc names a CUDA folder other than as cudalibdir=$standard"; exit 1; }

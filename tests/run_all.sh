@@ -141,6 +141,13 @@ else
     echo "== the fat binary: skipped: the build has no CUDA (no nvcc, or make CUDA=0)"
     skipped=$((skipped + 1))
 fi
+if ls "$build"/librngtrk_cuda[0-9]*.so >/dev/null 2>&1; then
+    check "a CUDA path that cannot run says why (stand-in driver: old, no GPU, no code, module missing or foreign)" \
+        "$top/tests/driver_stand_in_test.sh" "$build"
+else
+    echo "== the CUDA reasons under a stand-in driver: skipped: the build has no CUDA module (no nvcc, or make CUDA=0)"
+    skipped=$((skipped + 1))
+fi
 check "rngtrk_device.cuh on the host equals the library" "$build/tests/device_header_host"
 check "crash-safe checkpoint files under SIGKILL" "$build/tests/crash_safe_test"
 check "exports: rngtrk_* only (version nodes too), each function in an rngtrk_N.M node" "$top/tests/check_exports.sh" "$build/librngtrk.so" "$top/c_api/rngtrk.h"

@@ -69,9 +69,11 @@ check_wheel() {
     lib=$dir/rngtrk/librngtrk.so.0
     [ -f "$lib" ] || { fail "$(basename "$checked") carries no rngtrk/librngtrk.so.0"; return; }
     tag=$(basename "$checked" .whl | sed 's/^rngtrk-[^-]*-py3-none-//')
-    expected=$(readelf_tag "$lib")
+    # The tag of the newest glibc the library or a CUDA module beside it needs.
+    expected=$(for f in "$lib" "$dir"/rngtrk/librngtrk_cuda*.so; do [ -f "$f" ] && readelf_tag "$f"; done |
+        sort -t_ -k3,3n | tail -1)
     [ "$tag" = "$expected" ] && ok "$(basename "$checked"): its tag is readelf's ($expected)" ||
-        fail "$(basename "$checked") is tagged $tag; readelf says its library needs $expected"
+        fail "$(basename "$checked") is tagged $tag; readelf says its library and modules need $expected"
     # The backend's ELF reader against readelf: NEEDED and every version.
     ours=$("$python" "$top/bindings/python/build_backend/rngtrk_build.py" needs "$lib" |
         "$python" -c 'import json, sys; d = json.load(sys.stdin)
@@ -87,18 +89,25 @@ $theirs"
     [ "$debug" = 0 ] && ok "its library is stripped: no .debug_* section, $(wc -c <"$lib") bytes" ||
         fail "its library has $debug .debug_* sections"
     # With GPU code (the checkout's build had nvcc; the Debian 11 build
-    # mounts the same toolkit), the wheel's entries are the build's: each
+    # mounts the same toolkit), the wheel carries each CUDA module of the
+    # build beside its library, and their entries are the build's: each
     # kind, architecture and unpacked size (another host compiler packs a
-    # few bytes differently), every entry unpacked and checked.
+    # few bytes differently), every entry unpacked and checked.  The library
+    # itself carries none (its loader opens the module).
     entries() { awk '{print $1, $2, $(NF - 1)}' "$1"; }
-    if "$top/tools/fatbin_list.py" "$top/build/librngtrk.so.0" >"$work/fatbin-build" 2>/dev/null; then
-        if "$top/tools/fatbin_list.py" --verify "$lib" >"$work/fatbin-wheel" 2>&1 &&
+    for built in "$top"/build/librngtrk_cuda[0-9]*.so; do
+        [ -f "$built" ] || continue
+        module=$dir/rngtrk/$(basename "$built")
+        [ -f "$module" ] || { fail "$(basename "$checked") carries no rngtrk/$(basename "$built")"; continue; }
+        "$top/tools/fatbin_list.py" "$built" >"$work/fatbin-build" || { fail "$built: no fat binary"; continue; }
+        if "$top/tools/fatbin_list.py" --verify "$module" >"$work/fatbin-wheel" 2>&1 &&
             [ "$(entries "$work/fatbin-build")" = "$(entries "$work/fatbin-wheel")" ]; then
-            ok "its library carries the build's GPU code: $(awk '{print $2}' "$work/fatbin-wheel" | tr '\n' ' ')"
+            ok "its $(basename "$built") carries the build's GPU code: $(awk '{print $2}' "$work/fatbin-wheel" | tr '\n' ' ')"
         else
-            fail "its library's GPU code is not the build's:"; diff "$work/fatbin-build" "$work/fatbin-wheel"
+            fail "its $(basename "$built")'s GPU code is not the build's:"; diff "$work/fatbin-build" "$work/fatbin-wheel"
         fi
-    fi
+    done
+    if LC_ALL=C readelf -S "$lib" | grep -q nv_fatbin; then fail "its librngtrk.so.0 carries GPU code"; fi
     glibc=$(LC_ALL=C readelf -V "$lib" | grep -o 'GLIBC_2\.[0-9.]*' | sort -uV | tail -1)
     echo "    needs: $(LC_ALL=C readelf -d "$lib" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')highest $glibc"
 }

@@ -94,3 +94,34 @@ TEST(ArchSupport, AnOldDriverIsNamedWithTheBranchToInstall) {
     EXPECT_EQ(580, minimum_driver_branch(13000));
     EXPECT_EQ(0, minimum_driver_branch(11080));
 }
+
+// The CUDA module a driver loads (cuda_loader.cpp): the newest whose major
+// the driver runs, so a CUDA 13 driver takes the CUDA 13 module where it is
+// there and the CUDA 12 one where that is all there is.
+TEST(ArchSupport, TheDriverPicksTheNewestModuleItRuns) {
+    const int both[] = {13, 12}, only13[] = {13}, only12[] = {12};
+    EXPECT_EQ(13, module_for(13000, both, 2));
+    EXPECT_EQ(13, module_for(13020, both, 2));
+    EXPECT_EQ(12, module_for(12080, both, 2));
+    EXPECT_EQ(12, module_for(12000, both, 2));
+    EXPECT_EQ(0, module_for(11080, both, 2));
+    EXPECT_EQ(12, module_for(13000, only12, 1));
+    EXPECT_EQ(12, module_for(14000, only12, 1));
+    EXPECT_EQ(0, module_for(12090, only13, 1));
+    EXPECT_EQ(0, module_for(13000, only13, 0));
+}
+
+TEST(ArchSupport, NoModuleForTheDriverSaysWhichBranchOrModuleToInstall) {
+    const int only13[] = {13}, both[] = {13, 12};
+    const std::string cuda12 = no_module_reason(12040, only13, 1, "/opt/lib");
+    for (const char *part : {"runs CUDA up to 12.4", "librngtrk_cuda13.so (R580 or later)", "/opt/lib", "R580 branch",
+                             "CUDA 12 module", "make cuda12"})
+        EXPECT_NE(std::string::npos, cuda12.find(part)) << part << " not in: " << cuda12;
+    const std::string cuda11 = no_module_reason(11080, both, 2, "/opt/lib");
+    for (const char *part : {"runs CUDA up to 11.8", "librngtrk_cuda13.so (R580 or later)",
+                             "librngtrk_cuda12.so (R525 or later)", "R525 branch"})
+        EXPECT_NE(std::string::npos, cuda11.find(part)) << part << " not in: " << cuda11;
+    EXPECT_EQ(std::string::npos, cuda11.find("make cuda12")) << cuda11;  // it is there already
+    const std::string none = no_module_reason(13000, only13, 0, "/opt/lib");
+    EXPECT_NE(std::string::npos, none.find("no CUDA module beside it (/opt/lib/librngtrk_cuda13.so")) << none;
+}

@@ -108,7 +108,8 @@ def _guarded(hook):
 
 def _library_to_bundle(work):
     """(the path of the librngtrk to put in the wheel, unstripped; where it
-    came from, for bundled_library.json), or None."""
+    came from, for bundled_library.json; the CUDA modules to put beside it,
+    {file name: path}), or None."""
     major = metadata._version().split(".")[0]
     chosen = os.environ.get("RNGTRK_BUNDLE_LIBRARY", "")
     if chosen.lower() == "none":
@@ -120,36 +121,59 @@ def _library_to_bundle(work):
         if not os.path.isfile(chosen):
             raise BuildError(f"rngtrk: RNGTRK_BUNDLE_LIBRARY is {chosen!r}: no such file")
         checks.check_library(chosen, "RNGTRK_BUNDLE_LIBRARY")
-        return chosen, os.path.realpath(chosen)
+        return chosen, os.path.realpath(chosen), compiler.cuda_modules_beside(chosen)
     root = metadata._checkout_root()
     if root is None:
         if metadata._source_root() is None:
             raise metadata._no_sources()
         return compiler.compile_library(metadata.HERE, os.path.join(work, f"librngtrk.so.{major}")), \
-            "compiled from the sdist's sources (library.mk)"
+            "compiled from the sdist's sources (library.mk)", {}
     compiler._make_lib(root)
     output = os.path.join(root, "build", "wheel-lib", f"librngtrk.so.{major}")
-    return compiler._relink_checkout_library(root, output), os.path.join(root, "build", "librngtrk.a")
+    return compiler._relink_checkout_library(root, output), os.path.join(root, "build", "obj", "shared-objects.a"), \
+        compiler.cuda_modules_beside(os.path.join(root, "build", f"librngtrk.so.{major}"))
+
+
+def _wheel_tag(tags):
+    """The tag of a wheel whose shared objects have `tags` ((tag, why) each):
+    linux_ARCH if one is not manylinux, else the manylinux of the newest glibc."""
+    for tag, why in tags:
+        if not tag.startswith("manylinux_"):
+            return tag, why
+    return max(tags, key=lambda t: tuple(int(n) for n in t[0].split("_")[1:3]))
 
 
 def _bundled_library(work):
-    """(path in the wheel, bytes, the record of it for bundled_library.json,
-    the platform tag), or None."""
+    """(the files for the wheel: [(path in the wheel, bytes)], the record of
+    them for bundled_library.json, the platform tag), or None.  The CUDA
+    modules go beside the library, where its loader looks."""
     chosen = _library_to_bundle(work)
     if chosen is None:
         return None
-    built, source = chosen
+    built, source, modules = chosen
     major = metadata._version().split(".")[0]
     path = compiler._stripped(built, os.path.join(work, f"stripped-librngtrk.so.{major}"))
     with open(path, "rb") as f:
         data = f.read()
     import json
     version = checks.check_library(path, "the library to bundle")
-    tag, why = elf.platform_tag(path)
-    record = {"file": f"{metadata.PACKAGE}/librngtrk.so.{major}", "sha256": hashlib.sha256(data).hexdigest(),
+    tags = [elf.platform_tag(path)]
+    files = [(f"{metadata.PACKAGE}/librngtrk.so.{major}", data)]
+    records = []
+    for name, module in modules.items():
+        stripped = compiler._stripped(module, os.path.join(work, f"stripped-{name}"))
+        with open(stripped, "rb") as f:
+            module_data = f.read()
+        tags.append(elf.platform_tag(stripped))
+        files.append((f"{metadata.PACKAGE}/{name}", module_data))
+        records.append({"file": files[-1][0], "sha256": hashlib.sha256(module_data).hexdigest(),
+                        "size": len(module_data), "source": module, "platform": tags[-1][0]})
+    tag, why = _wheel_tag(tags)
+    record = {"file": files[0][0], "sha256": hashlib.sha256(data).hexdigest(),
               "size": len(data), "version": version,
-              "source": source, "stripped": "strip --strip-debug", "platform": tag, "platform_reason": why}
-    return record["file"], data, json.dumps(record, indent=1, sort_keys=True).encode() + b"\n", tag
+              "source": source, "stripped": "strip --strip-debug", "platform": tag, "platform_reason": why,
+              "cuda_modules": records}
+    return files, json.dumps(record, indent=1, sort_keys=True).encode() + b"\n", tag
 
 
 # -- PEP 517 hooks -----------------------------------------------------------
@@ -173,9 +197,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         library = _bundled_library(work)
     if library is None:
         return archives._write_wheel(wheel_directory, files, "py3-none-any", purelib=True)
-    path, data, record, tag = library
+    bundled, record, tag = library
     # cffi's ABI mode: the package runs on any Python 3 of that platform.
-    return archives._write_wheel(wheel_directory, files + [(path, data)], f"py3-none-{tag}", purelib=False,
+    return archives._write_wheel(wheel_directory, files + bundled, f"py3-none-{tag}", purelib=False,
                                  dist_info_files=[("bundled_library.json", record)])
 
 

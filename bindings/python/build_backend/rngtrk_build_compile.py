@@ -144,22 +144,27 @@ def compile_library(root, output, objects_dir=None):
 
 
 def _relink_checkout_library(root, output):
-    """The objects `make lib` built (build/librngtrk.a: exactly the Makefile's
-    LIB_OBJECTS, the CUDA backend's included when it was built) linked again
-    as the wheel's librngtrk, with libstdc++ and libgcc linked in."""
+    """The objects `make lib` linked into build/librngtrk.so (build/obj/
+    shared-objects.a: exactly the Makefile's SHARED_OBJECTS, the CUDA loader
+    included when it was built) linked again as the wheel's librngtrk, with
+    libstdc++ and libgcc linked in."""
     lists = read_library_mk(os.path.join(root, "library.mk"))
-    archive = os.path.join(root, "build", "librngtrk.a")
+    archive = os.path.join(root, "build", "obj", "shared-objects.a")
     with open(archive, "rb") as f:
-        with_cuda = b"cuda_backend.o/" in f.read()
-    cuda = []
-    if with_cuda:  # the Makefile's CUDA_LIBS
-        cuda = [f"-L{os.path.join(os.environ.get('CUDA_HOME', '/usr/local/cuda'), 'lib64')}"]
-        cuda += [f"-l{name}" for name in lists["CUDA_LINK_LIBRARIES"]]
+        with_loader = b"cuda_loader.o/" in f.read()
     os.makedirs(os.path.dirname(output), exist_ok=True)
     _run(_compiler() + ["-shared", f"-Wl,-soname,{os.path.basename(output)}"] + _link_flags(lists, root) +
-         ["-o", output, "-Wl,--whole-archive", archive, "-Wl,--no-whole-archive"] + cuda,
-         root, "linking the wheel's librngtrk from build/librngtrk.a")
+         ["-o", output, "-Wl,--whole-archive", archive, "-Wl,--no-whole-archive"] + (["-ldl"] if with_loader else []),
+         root, "linking the wheel's librngtrk from build/obj/shared-objects.a")
     return output
+
+
+def cuda_modules_beside(library):
+    """The CUDA modules (librngtrk_cudaNN.so, cuda/cuda_module.h) in the
+    folder of `library`, where its loader looks: {file name: path}."""
+    folder = os.path.dirname(os.path.abspath(library))
+    return {name: os.path.join(folder, name) for name in sorted(os.listdir(folder))
+            if re.fullmatch(r"librngtrk_cuda[0-9]+\.so", name)}
 
 
 def _stripped(path, output):

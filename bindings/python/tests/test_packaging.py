@@ -4,6 +4,7 @@ build requirement to fetch), bundles the library built in this checkout,
 and the installed package works from any directory with no environment
 variable."""
 import os
+import pathlib
 import subprocess
 import sys
 import zipfile
@@ -194,7 +195,15 @@ def test_pip_wheel_makes_a_wheel_that_installs_alone_and_runs_the_readme_example
     assert record["sha256"] == hashlib.sha256(bundled).hexdigest() and record["size"] == len(bundled)
     # Made from the objects `make lib` built, linked again with libstdc++ and
     # libgcc inside and stripped; tagged for the glibc it needs.
-    assert record["version"] == "0.1.0" and record["source"] == os.path.join(REPO, "build", "librngtrk.a")
+    assert record["version"] == "0.1.0"
+    assert record["source"] == os.path.join(REPO, "build", "obj", "shared-objects.a")
+    # The build's CUDA modules go beside the library, stripped, each recorded.
+    built_modules = sorted(p.name for p in pathlib.Path(REPO, "build").glob("librngtrk_cuda*.so"))
+    assert [m["file"] for m in record["cuda_modules"]] == [f"rngtrk/{name}" for name in built_modules]
+    for module in record["cuda_modules"]:
+        data = wheel.read(module["file"])
+        assert module["sha256"] == hashlib.sha256(data).hexdigest() and module["size"] == len(data)
+        assert module["platform"].startswith("manylinux_2_"), module
     assert record["stripped"] == "strip --strip-debug"
     assert wheel_path.name == f"rngtrk-0.1.0-py3-none-{record['platform']}.whl"
     assert record["platform"].startswith("manylinux_2_"), record["platform_reason"]
