@@ -20,7 +20,7 @@
 #                      with no make nor installed library, the Debian 11 wheel (root); in .ci/run
 #   make test-wheel / test-rust-bundled   its Python part (no root) / its Rust part
 #   make wheel-manylinux  the Python wheel built in a Debian 11 root (root): build/wheelhouse/
-#   make cuda12        the CUDA 12 module for R525-R575 drivers, in a Debian 13 root with its CUDA 12.4
+#   make cuda12        the CUDA 12 module for R525-R575 drivers, with Debian 13's CUDA 12.4 in a Debian 11 root
 #                      (root): build/librngtrk_cuda12.so, beside the CUDA 13 one (docs/cuda.md)
 #   make sdist         the Python source archive, which builds the library when installed: dist/
 #   make test-werror   warnings as errors with g++ and clang, every header compiled alone
@@ -61,7 +61,7 @@ DESTDIR      ?=
 # The sources and flags of the library: library.mk, shared with CMakeLists.txt.
 include library.mk
 
-# `make demo` and `make test` build with every core of the machine unless
+# `make demo`, `make test` and `make test-werror` build with every core of the machine unless
 # a -j was given (their sub-makes get -j$(JOBS)).
 JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
@@ -158,8 +158,8 @@ $(patsubst %.cpp,$(OBJDIR)/%.o,$(CUDA_LOADER_SOURCES) $(CUDA_MODULE_SOURCES)): $
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIB_CXXFLAGS) $(addprefix -I,$(CUDA_INCLUDES)) '-DRNGTRK_MODULE_VERSION="$(VERSION)"' -c $< -o $@
 
-# make cuda12: the CUDA 12 module, built in a root with Debian 13's CUDA
-# 12.4 toolkit (tools/build_cuda12.sh says how), next to this build's.
+# make cuda12: the CUDA 12 module, built with Debian 13's CUDA 12.4 in a
+# Debian 11 root (tools/build_cuda12.sh says how), next to this build's.
 .PHONY: cuda12
 cuda12:
 	tools/build_cuda12.sh

@@ -77,6 +77,9 @@ CUDA_PTX_ARCHITECTURES := 120
 # included, on an R570 or later driver) compiles when the kernels load.
 CUDA12_ARCHITECTURES := 80 90
 CUDA12_PTX_ARCHITECTURES := 90
+# nvcc 12.4 has no zstd: every entry packed with LZ4 (by default it packs
+# the PTX alone).
+CUDA12_COMPRESS_FLAGS := -Xfatbin -compress-all
 CUDA_INCLUDES := core cuda
 NVCC_FLAGS := -std=c++17 -O3 --fmad=false
 # Where nvcc has it (12.8 and later): the fat binary compressed with zstd,

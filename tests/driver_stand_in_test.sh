@@ -20,7 +20,9 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "driver_stand_in_test: $*"; exit 1; }
 cases=0
 
-module=$(ls "$build"/librngtrk_cuda[0-9]*.so 2>/dev/null | head -1)
+# The newest module first (alone beside the library); a CUDA 12 one of
+# this build (make cuda12), if there, joins it for its own cases below.
+module=$(ls "$build"/librngtrk_cuda[0-9]*.so 2>/dev/null | sort -V | tail -1)
 [ -n "$module" ] || fail "$build has no CUDA module (librngtrk_cudaNN.so): build with nvcc"
 module_major=$(basename "$module" .so | sed 's/librngtrk_cuda//')
 cc=${CC:-cc}
@@ -93,6 +95,21 @@ cp "$work/other/librngtrk_cuda12.so" "$work/lib/"
 expect "CUDA 12 driver, module of another version" "$work/lib/librngtrk_cuda12.so" "rngtrk 0.0.1" \
     "this librngtrk is $version" -- RNGTRK_STAND_IN_DRIVER=12080 RNGTRK_STAND_IN_GPUS=90
 rm "$work/lib/librngtrk_cuda12.so"
+if [ -f "$build/librngtrk_cuda12.so" ] && [ "$module_major" -gt 12 ]; then
+    # This build's own CUDA 12 module: a CUDA 12 driver takes it (its runtime
+    # and PTX are named), a CUDA 13 driver still the newer one.
+    cp "$build/librngtrk_cuda12.so" "$work/lib/"
+    expect "CUDA 12 driver takes the CUDA 12 module" "the library's CUDA runtime is 12." \
+        "machine code for sm_80, sm_90 and PTX for compute_90" "the NVIDIA driver runs CUDA 12.8" -- \
+        RNGTRK_STAND_IN_DRIVER=12080 RNGTRK_STAND_IN_GPUS=75
+    expect "CUDA 13 driver takes the CUDA 13 module" "the library's CUDA runtime is $module_major." -- \
+        RNGTRK_STAND_IN_DRIVER=13000 RNGTRK_STAND_IN_GPUS=75
+    expect "CUDA 11.8 driver, both modules" "librngtrk_cuda12.so (R525 or later)" "R525 branch" -- \
+        RNGTRK_STAND_IN_DRIVER=11080 RNGTRK_STAND_IN_GPUS=90
+    rm "$work/lib/librngtrk_cuda12.so"
+else
+    echo "  the CUDA 12 module: not checked: $build has none (make cuda12 builds it)"
+fi
 # Past every check of the loader the module's own CUDA runtime starts, and
 # refuses the stand-in: its error, not a crash.
 expect "the module's runtime on the stand-in" "cudaError" -- RNGTRK_STAND_IN_DRIVER=13000 RNGTRK_STAND_IN_GPUS=90

@@ -18,6 +18,8 @@ nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
 cuda_major=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\)\..*/\1/p')
 lib="$build/librngtrk_cuda$cuda_major.so"
 [ -f "$lib" ] || fail "no CUDA module $lib (nvcc $cuda_major)"
+exports=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}' | sed 's/@.*//' | sort -u | tr '\n' ' ')
+[ "$exports" = "rngtrk_cuda_module_v1 " ] || fail "$lib exports '$exports', not rngtrk_cuda_module_v1 alone"
 if readelf -S "$build/librngtrk.so.$major" | grep -q nv_fatbin; then
     fail "$build/librngtrk.so.$major carries GPU code: the kernels belong in the module"
 fi

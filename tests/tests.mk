@@ -142,7 +142,7 @@ test-werror:
 	    cc=$${pair%%:*} cxx=$${pair#*:}; \
 	    echo "== -Werror: $$cxx $$($$cxx -dumpversion), $$cc"; \
 	    tests/headers_alone_test.sh $$cxx; \
-	    $(MAKE) --no-print-directory BUILD=$(BUILD)/werror-$$cc CUDA=0 CC=$$cc CXX=$$cxx WERROR=1 werror-programs; \
+	    $(MAKE) --no-print-directory $(BUILD_JOBS) BUILD=$(BUILD)/werror-$$cc CUDA=0 CC=$$cc CXX=$$cxx WERROR=1 werror-programs; \
 	done
 .PHONY: werror-programs
 werror-programs: $(WERROR_PROGRAMS)

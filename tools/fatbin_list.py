@@ -18,10 +18,12 @@ then entries, each a header (u16 kind: 1 PTX, 2 ELF; u16 version; u32 header
 size; u64 payload size, padded; u32 at 16: the payload's own size when
 compressed; ...; u32 at 28: the architecture as 10*major+minor;
 u64 flags at 40; u64 at 56: the unpacked size when compressed) followed by
-its payload.  Flag 0x8000 marks a zstd payload (nvcc --compress-mode), 0x2000
-the older LZ4 one.  The layout is NVIDIA's and undocumented: what is read
-here was checked against nvcc 13.0's output for every architecture it lists
-(tests/fatbin_test.sh checks it again on every build).
+its payload.  Flag 0x8000 marks a zstd payload (nvcc --compress-mode),
+0x2000 an LZ4 block (nvcc 12's: its PTX by default, every entry with
+-Xfatbin -compress-all).  The layout is NVIDIA's and undocumented: what is
+read here was checked against nvcc 13.0's output for every architecture it
+lists and nvcc 12.4's for sm_80, sm_90 and compute_90 (tests/fatbin_test.sh
+checks it again on every build, make cuda12 on its module).
 """
 import struct
 import subprocess
@@ -85,17 +87,61 @@ def unpack(flags, body):
     if flags & FLAG_ZSTD:
         return subprocess.run(["zstd", "-d", "-c"], input=body, capture_output=True, check=True).stdout
     if flags & FLAG_LZ4:
-        raise FatbinError("an LZ4-compressed entry (nvcc -Xfatbin -compress-all): not unpacked here")
+        return lz4_block(body)
     return body
 
 
-def check_entry(kind, arch, flags, body):
+def lz4_block(data):
+    """An LZ4 block (the format of LZ4_compress_default: no frame), as the
+    fat binaries of nvcc 12.x compress by default; unpacked here, since
+    Debian's python3 has no lz4 module and the lz4 command reads frames."""
+    out, i = bytearray(), 0
+    while i < len(data):
+        token = data[i]
+        i += 1
+        n = token >> 4
+        if n == 15:
+            while True:
+                more = data[i]
+                i += 1
+                n += more
+                if more != 255:
+                    break
+        out += data[i:i + n]
+        i += n
+        if i >= len(data):  # the last sequence is literals alone
+            break
+        offset = data[i] | data[i + 1] << 8
+        i += 2
+        if offset == 0 or offset > len(out):
+            raise FatbinError(f"LZ4: a match {offset} bytes back, with {len(out)} unpacked")
+        n = token & 15
+        if n == 15:
+            while True:
+                more = data[i]
+                i += 1
+                n += more
+                if more != 255:
+                    break
+        n += 4
+        start = len(out) - offset
+        for k in range(n):  # byte by byte: a match may overlap what it writes
+            out.append(out[start + k])
+    return bytes(out)
+
+
+def check_entry(kind, arch, flags, body, unpacked):
     """What is wrong with one entry, or None."""
     code = unpack(flags, body)
+    if flags & (FLAG_ZSTD | FLAG_LZ4) and len(code) != unpacked:
+        return f"{kind}/{arch}: unpacks to {len(code)} bytes, its header says {unpacked}"
     if kind == KIND_ELF:
         if code[:4] != b"\x7fELF" or struct.unpack_from("<H", code, 18)[0] != EM_CUDA:
             return f"sm_{arch}: not a CUDA ELF"
-        elf_arch = (struct.unpack_from("<I", code, 48)[0] >> 8) & 0xFF
+        # e_flags names the architecture in bits 0-7 up to ELF ABI version 7
+        # (CUDA 12's cubins), in bits 8-15 from version 8 (CUDA 13's).
+        e_flags = struct.unpack_from("<I", code, 48)[0]
+        elf_arch = e_flags & 0xFF if code[8] < 8 else (e_flags >> 8) & 0xFF
         return None if elf_arch == arch else f"sm_{arch}: its ELF is for sm_{elf_arch}"
     target = f".target sm_{arch}".encode()
     return None if target in code else f"compute_{arch}: its PTX has no '{target.decode()}'"
@@ -116,7 +162,7 @@ def listing(path, verify=False):
         sizes = f"{len(body)} -> {unpacked}" if packing != "plain" else f"{len(body)}"
         lines.append(f"{name:<18} {packing} {sizes} bytes")
         if verify:
-            problem = check_entry(kind, arch, flags, body)
+            problem = check_entry(kind, arch, flags, body, unpacked)
             if problem:
                 problems.append(problem)
     return lines, problems
