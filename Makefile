@@ -153,10 +153,15 @@ $(patsubst %.cpp,$(OBJDIR)/%.o,$(NO_CUDA_SOURCES)): $(OBJDIR)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(LIB_CXXFLAGS) $(addprefix -I,$(CORE_INCLUDES)) -c $< -o $@
 
-# The loader and the module's table know the version they belong to.
-$(patsubst %.cpp,$(OBJDIR)/%.o,$(CUDA_LOADER_SOURCES) $(CUDA_MODULE_SOURCES)): $(OBJDIR)/%.o: %.cpp c_api/rngtrk.h
+# The loader and the module's table know the version and the core headers
+# they were built from (a hash of core/*.h and cuda/cuda_module.h, which
+# the loader compares before it calls a module).
+MODULE_SOURCE_ID := $(shell cat $(sort $(wildcard core/*.h)) cuda/cuda_module.h 2>/dev/null | sha256sum | cut -c1-16)
+$(patsubst %.cpp,$(OBJDIR)/%.o,$(CUDA_LOADER_SOURCES) $(CUDA_MODULE_SOURCES)): $(OBJDIR)/%.o: %.cpp c_api/rngtrk.h \
+    $(wildcard core/*.h) cuda/cuda_module.h
 	@mkdir -p $(dir $@)
-	$(CXX) $(LIB_CXXFLAGS) $(addprefix -I,$(CUDA_INCLUDES)) '-DRNGTRK_MODULE_VERSION="$(VERSION)"' -c $< -o $@
+	$(CXX) $(LIB_CXXFLAGS) $(addprefix -I,$(CUDA_INCLUDES)) '-DRNGTRK_MODULE_VERSION="$(VERSION)"' \
+	    '-DRNGTRK_MODULE_SOURCE_ID="$(MODULE_SOURCE_ID)"' -c $< -o $@
 
 # make cuda12: the CUDA 12 module, built with Debian 13's CUDA 12.4 in a
 # Debian 11 root (tools/build_cuda12.sh says how), next to this build's.

@@ -23,8 +23,8 @@
 #include "cuda_module.h"
 #include "error.h"
 
-#ifndef RNGTRK_MODULE_VERSION
-#error "build with -DRNGTRK_MODULE_VERSION=\"0.1.0\" (the Makefile's VERSION)"
+#if !defined(RNGTRK_MODULE_VERSION) || !defined(RNGTRK_MODULE_SOURCE_ID)
+#error "build with -DRNGTRK_MODULE_VERSION=\"0.1.0\" -DRNGTRK_MODULE_SOURCE_ID=\"...\" (the Makefile's)"
 #endif
 
 namespace rngtrk {
@@ -66,7 +66,11 @@ std::string driver_error(const Driver &d, CUresult r) {
 std::string own_folder() {
     Dl_info info{};
     if (dladdr(reinterpret_cast<void *>(&own_folder), &info) == 0 || info.dli_fname == nullptr) return ".";
-    const std::string path = info.dli_fname;
+    // The real file: a link to the library from another folder (or a
+    // relative path and a later chdir) must not move where modules are.
+    char *real = realpath(info.dli_fname, nullptr);
+    const std::string path = real != nullptr ? real : info.dli_fname;
+    std::free(real);
     const size_t slash = path.rfind('/');
     return slash == std::string::npos ? "." : path.substr(0, slash);
 }
@@ -93,15 +97,26 @@ const cuda_module::Table *open_module(const std::string &file, std::string *why)
     }
     const cuda_module::Table *t = entry();
     const cuda_module::Layout want = cuda_module::this_layout();
-    const bool same = t != nullptr && t->version != nullptr && std::string(t->version) == RNGTRK_MODULE_VERSION &&
-                      t->layout.interface == want.interface && t->layout.spec_size == want.spec_size &&
+    // The interface first: only then are the fields after `layout` this
+    // table's.
+    const bool same = t != nullptr && t->layout.interface == want.interface && t->version != nullptr &&
+                      t->source_id != nullptr && std::string(t->version) == RNGTRK_MODULE_VERSION &&
+                      std::string(t->source_id) == RNGTRK_MODULE_SOURCE_ID && t->layout.spec_size == want.spec_size &&
                       t->layout.slice_size == want.slice_size && t->layout.state_size == want.state_size;
     if (!same) {
+        const bool readable = t != nullptr && t->layout.interface == want.interface;
         *why = "the CUDA module " + file + " is rngtrk " +
-               (t != nullptr && t->version != nullptr ? std::string(t->version) : std::string("?")) +
-               "'s (module interface " + (t != nullptr ? std::to_string(t->layout.interface) : "?") +
+               (readable && t->version != nullptr ? std::string(t->version) : std::string("?")) +
+               "'s (module interface " + (t != nullptr ? std::to_string(t->layout.interface) : "?") + ", core " +
+               (readable && t->source_id != nullptr ? std::string(t->source_id) : std::string("?")) +
                "), and this librngtrk is " + RNGTRK_MODULE_VERSION + " (interface " +
-               std::to_string(want.interface) + "): install the module built with this library";
+               std::to_string(want.interface) + ", core " + RNGTRK_MODULE_SOURCE_ID +
+               "): install the module built with this library";
+        return nullptr;
+    }
+    if (t->sass == nullptr || t->ptx == nullptr || t->usable == nullptr || t->generate == nullptr ||
+        t->generate_slice == nullptr || t->advance_device == nullptr) {
+        *why = "the CUDA module " + file + " has an incomplete table: install the module built with this library";
         return nullptr;
     }
     return t;

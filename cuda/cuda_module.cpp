@@ -11,8 +11,8 @@
 #include "cuda_module.h"
 #include "error.h"
 
-#ifndef RNGTRK_MODULE_VERSION
-#error "build with -DRNGTRK_MODULE_VERSION=\"0.1.0\" (the Makefile's VERSION)"
+#if !defined(RNGTRK_MODULE_VERSION) || !defined(RNGTRK_MODULE_SOURCE_ID)
+#error "build with -DRNGTRK_MODULE_VERSION=\"0.1.0\" -DRNGTRK_MODULE_SOURCE_ID=\"...\" (the Makefile's)"
 #endif
 
 namespace rngtrk {
@@ -78,6 +78,7 @@ extern "C" __attribute__((visibility("default"))) const rngtrk::cuda_module::Tab
     using namespace rngtrk::cuda_module;
     static const Table table{this_layout(),
                              RNGTRK_MODULE_VERSION,
+                             RNGTRK_MODULE_SOURCE_ID,
                              rngtrk::cuda_backend::carried_runtime(),
                              rngtrk::cuda_backend::carried_sass(),
                              rngtrk::cuda_backend::carried_ptx(),

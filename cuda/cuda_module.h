@@ -7,8 +7,9 @@
 // cuda_module.cpp, which exports rngtrk_cuda_module_v1 alone.
 //
 // The table passes the core's own structs, so library and module must come
-// from one build of one version: `version` and the struct sizes are checked
-// before anything else is called.  No exception crosses the seam: every call
+// from one version and the same core headers: `version`, `source_id` (a hash
+// of core/*.h and this header, which the Makefile passes to both sides) and
+// the struct sizes are checked before anything else is called.  No exception crosses the seam: every call
 // returns a Status and writes the message into `message`.
 #pragma once
 
@@ -23,7 +24,7 @@ namespace rngtrk {
 namespace cuda_module {
 
 // Raised when the table below changes shape.
-constexpr uint32_t kInterface = 1;
+constexpr uint32_t kInterface = 2;
 // The module file for a CUDA major: librngtrk_cuda13.so.
 constexpr const char *kFilePrefix = "librngtrk_cuda";
 constexpr size_t kMessageCapacity = 1024;
@@ -39,7 +40,8 @@ inline Layout this_layout() {
 
 struct Table {
     Layout layout;
-    const char *version;  // the rngtrk version it was built as: "0.1.0"
+    const char *version;    // the rngtrk version it was built as: "0.1.0"
+    const char *source_id;  // RNGTRK_MODULE_SOURCE_ID: the core headers' hash
     int runtime;          // CUDART_VERSION: 13000
     // The GPU code it carries (cuda_arch::Code's lists, 0-terminated).
     const int *sass;

@@ -13,6 +13,9 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "fatbin_test: $*"; exit 1; }
 major=$(sed -n 's/^#define RNGTRK_VERSION_MAJOR //p' "$top/c_api/rngtrk.h")
 nvcc=${NVCC:-${CUDA_HOME:-/usr/local/cuda}/bin/nvcc}
 cuda_major=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\)\..*/\1/p')
@@ -20,12 +23,10 @@ lib="$build/librngtrk_cuda$cuda_major.so"
 [ -f "$lib" ] || fail "no CUDA module $lib (nvcc $cuda_major)"
 exports=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}' | sed 's/@.*//' | sort -u | tr '\n' ' ')
 [ "$exports" = "rngtrk_cuda_module_v1 " ] || fail "$lib exports '$exports', not rngtrk_cuda_module_v1 alone"
+[ -f "$build/librngtrk.so.$major" ] || fail "no $build/librngtrk.so.$major"
 if readelf -S "$build/librngtrk.so.$major" | grep -q nv_fatbin; then
     fail "$build/librngtrk.so.$major carries GPU code: the kernels belong in the module"
 fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "fatbin_test: $*"; exit 1; }
 
 list() { sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$top/library.mk" | sed -n "s/^$1 := //p" | tr -s ' ' '\n' | sed '/^$/d'; }
 if [ -n "${CUDA_ARCHS:-}" ]; then

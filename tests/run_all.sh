@@ -135,7 +135,7 @@ else
     echo "== CUDA device tests: not built (no nvcc, or make CUDA=0)"
 fi
 if [ -e "$build/obj/cuda/cuda_backend.o" ]; then
-    check "the fat binary: machine code and PTX for library.mk's GPU architectures, compressed, shared and static" \
+    check "the fat binary: machine code and PTX for library.mk's GPU architectures, compressed, in the CUDA module and the static archive" \
         "$top/tests/fatbin_test.sh" "$build"
 else
     echo "== the fat binary: skipped: the build has no CUDA (no nvcc, or make CUDA=0)"

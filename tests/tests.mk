@@ -52,7 +52,7 @@ $(TEST_BUILD)/device_header_host: tests/c/device_header_host.cpp $(DEVICE_HEADER
 # Device tests, built with nvcc when the build has CUDA (they skip, saying
 # why, without a GPU; make test-gpu requires one).
 ifeq ($(CUDA),1)
-$(TEST_BUILD)/cuda_tests: tests/cuda/test_cuda.cu $(DEVICE_HEADER) c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME)
+$(TEST_BUILD)/cuda_tests: tests/cuda/test_cuda.cu $(DEVICE_HEADER) c_api/rngtrk.h $(SHARED_LIB) $(BUILD)/librngtrk.so $(BUILD)/$(SONAME) $(CUDA_MODULE)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 -O2 --fmad=false $(NVCC_COMPRESS) --threads $(NVCC_THREADS) $(CUDA_ARCHS) -Ic_api -I$(BUILD)/include $(GTEST_INC) -o $@ $< \
 	    -L$(BUILD) -lrngtrk $(if $(GTEST_PREFIX),-L$(GTEST_PREFIX)/lib) -lgtest -lgtest_main -Xlinker -rpath,'$$ORIGIN/..'

@@ -89,22 +89,29 @@ $theirs"
     [ "$debug" = 0 ] && ok "its library is stripped: no .debug_* section, $(wc -c <"$lib") bytes" ||
         fail "its library has $debug .debug_* sections"
     # With GPU code (the checkout's build had nvcc; the Debian 11 build
-    # mounts the same toolkit), the wheel carries each CUDA module of the
-    # build beside its library, and their entries are the build's: each
-    # kind, architecture and unpacked size (another host compiler packs a
-    # few bytes differently), every entry unpacked and checked.  The library
+    # mounts the same toolkit), the wheel carries that nvcc's CUDA module
+    # beside its library, and each module it carries has the entries of the
+    # checkout's module of that name (a make cuda12 module stays in the
+    # checkout: the wheels here are built from copies): each kind,
+    # architecture and unpacked size (another host compiler packs a few
+    # bytes differently), every entry unpacked and checked.  The library
     # itself carries none (its loader opens the module).
     entries() { awk '{print $1, $2, $(NF - 1)}' "$1"; }
-    for built in "$top"/build/librngtrk_cuda[0-9]*.so; do
-        [ -f "$built" ] || continue
-        module=$dir/rngtrk/$(basename "$built")
-        [ -f "$module" ] || { fail "$(basename "$checked") carries no rngtrk/$(basename "$built")"; continue; }
+    nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
+    if [ -x "$nvcc" ] && [ "${RNGTRK_WHEEL_CUDA:-1}" != 0 ]; then
+        own=librngtrk_cuda$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\)\..*/\1/p').so
+        [ -f "$dir/rngtrk/$own" ] || fail "$(basename "$checked") carries no rngtrk/$own"
+    fi
+    for module in "$dir"/rngtrk/librngtrk_cuda[0-9]*.so; do
+        [ -f "$module" ] || continue
+        built=$top/build/$(basename "$module")
+        [ -f "$built" ] || { fail "$(basename "$checked") carries $(basename "$module"), which the checkout's build has not"; continue; }
         "$top/tools/fatbin_list.py" "$built" >"$work/fatbin-build" || { fail "$built: no fat binary"; continue; }
         if "$top/tools/fatbin_list.py" --verify "$module" >"$work/fatbin-wheel" 2>&1 &&
             [ "$(entries "$work/fatbin-build")" = "$(entries "$work/fatbin-wheel")" ]; then
-            ok "its $(basename "$built") carries the build's GPU code: $(awk '{print $2}' "$work/fatbin-wheel" | tr '\n' ' ')"
+            ok "its $(basename "$module") carries the build's GPU code: $(awk '{print $2}' "$work/fatbin-wheel" | tr '\n' ' ')"
         else
-            fail "its $(basename "$built")'s GPU code is not the build's:"; diff "$work/fatbin-build" "$work/fatbin-wheel"
+            fail "its $(basename "$module")'s GPU code is not the build's:"; diff "$work/fatbin-build" "$work/fatbin-wheel"
         fi
     done
     if LC_ALL=C readelf -S "$lib" | grep -q nv_fatbin; then fail "its librngtrk.so.0 carries GPU code"; fi

@@ -11,8 +11,8 @@ sass=$(list CUDA12_ARCHITECTURES)
 ptx=$(list CUDA12_PTX_ARCHITECTURES)
 compress=$(list CUDA12_COMPRESS_FLAGS)
 nvcc=/usr/bin/nvcc
-# The GCC that Debian's nvcc 12.4 was made for (the package's dependency;
-# the root has no other): the host objects are compiled by the same.
+# The root's GCC (bullseye's g++ 10, which nvcc 12.4 supports and its
+# Debian wrapper picks): the host objects are compiled by the same.
 cxx=$(ls /usr/bin/g++-[0-9]* | sort -V | tail -1)
 cc=$(ls /usr/bin/gcc-[0-9]* | grep -v -e '-ar-' -e '-nm-' -e '-ranlib-' | sort -V | tail -1)
 echo "make cuda12: in $(. /etc/os-release; echo "$PRETTY_NAME"): nvcc $($nvcc --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p'), $($cxx --version | head -1)"
@@ -28,8 +28,9 @@ echo "make cuda12: librngtrk_cuda12.so carries $(echo "$found" | awk '{print $2}
 # The kernel bodies on the host, as CUDA 12.4's nvcc compiles them, against
 # the CPU engines (the CUDA 13 build runs the same tests compiled by g++).
 mkdir -p build/cuda12-tests
-# GoogleTest from Debian's sources, by this GCC: the root's libgtest.a is
-# GCC 14's, whose libstdc++ calls GCC 13 cannot link.
+# GoogleTest from Debian's sources, by this GCC: one compiler for the whole
+# test program (a prebuilt libgtest.a of another GCC may call libstdc++
+# functions this one lacks, as trixie's did with GCC 13).
 gtest=/usr/src/googletest/googletest
 for f in gtest-all gtest_main; do
     "$cxx" -std=c++17 -O1 -pthread -I$gtest/include -I$gtest -c "$gtest/src/$f.cc" -o "build/cuda12-tests/$f.o"
