@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // The CUDA side of the library, as the C layer sees it.  Implemented by
-// cuda/cuda_backend.cu when the build has nvcc, else by
-// cuda/cuda_unavailable.cpp, whose every function says why not.
+// cuda/cuda_backend.cu when the build has nvcc (the static archive, CMake's
+// libraries and each CUDA module), by cuda/cuda_loader.cpp in the Makefile's
+// shared library (it forwards to the module of the driver's CUDA major),
+// else by cuda/cuda_unavailable.cpp, whose every function says why not.
 #pragma once
 
 #include <cstdint>
