@@ -95,37 +95,40 @@ def lz4_block(data):
     """An LZ4 block (the format of LZ4_compress_default: no frame), as the
     fat binaries of nvcc 12.x compress by default; unpacked here, since
     Debian's python3 has no lz4 module and the lz4 command reads frames."""
+    try:
+        return _lz4_block(data)
+    except IndexError:
+        raise FatbinError("LZ4: the block ends inside a sequence") from None
+
+
+def _lz4_length(data, i, n):
+    """A length of n (a token's nibble) at byte i: 15 continues in the bytes
+    that follow, each added, until one is not 255.  (length, next byte)."""
+    if n == 15:
+        while True:
+            more = data[i]
+            i += 1
+            n += more
+            if more != 255:
+                break
+    return n, i
+
+
+def _lz4_block(data):
     out, i = bytearray(), 0
     while i < len(data):
         token = data[i]
-        i += 1
-        n = token >> 4
-        if n == 15:
-            while True:
-                more = data[i]
-                i += 1
-                n += more
-                if more != 255:
-                    break
+        n, i = _lz4_length(data, i + 1, token >> 4)
         out += data[i:i + n]
         i += n
         if i >= len(data):  # the last sequence is literals alone
             break
         offset = data[i] | data[i + 1] << 8
-        i += 2
         if offset == 0 or offset > len(out):
             raise FatbinError(f"LZ4: a match {offset} bytes back, with {len(out)} unpacked")
-        n = token & 15
-        if n == 15:
-            while True:
-                more = data[i]
-                i += 1
-                n += more
-                if more != 255:
-                    break
-        n += 4
+        n, i = _lz4_length(data, i + 2, token & 15)
         start = len(out) - offset
-        for k in range(n):  # byte by byte: a match may overlap what it writes
+        for k in range(n + 4):  # byte by byte: a match may overlap what it writes
             out.append(out[start + k])
     return bytes(out)
 
