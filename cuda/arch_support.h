@@ -72,6 +72,11 @@ inline std::string describe(const Code &code) {
     return out.empty() ? "no GPU code" : out;
 }
 
+// Why nothing CUDA can run on a machine without the driver (the loader's
+// and the backend's sentence).
+constexpr const char *kNoDriverReason =
+    "no CUDA driver: this machine has no NVIDIA GPU, or its driver is not installed (libcuda.so.1)";
+
 // The NVIDIA driver branch that first runs a CUDA runtime of `runtime`
 // (NVIDIA's CUDA release notes: every 12.x runtime runs on R525 and later,
 // every 13.x on R580 and later); 0 for a runtime this table does not know.

@@ -127,7 +127,7 @@ bool usable(std::string *why) {
     int driver = 0;
     if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
     if (err == cudaErrorInsufficientDriver && driver == 0) {
-        *why = "no CUDA driver: this machine has no NVIDIA GPU, or its driver is not installed (libcuda.so.1)";
+        *why = cuda_arch::kNoDriverReason;
     } else if (err == cudaErrorInsufficientDriver) {
         *why = cuda_arch::old_driver_reason(driver, CUDART_VERSION);
     } else if (err == cudaErrorNoDevice || (err == cudaSuccess && n == 0)) {

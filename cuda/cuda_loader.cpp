@@ -157,7 +157,7 @@ Loaded load() {
     Loaded out;
     void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (cuda == nullptr) {
-        out.why = "no CUDA driver: this machine has no NVIDIA GPU, or its driver is not installed (libcuda.so.1)";
+        out.why = cuda_arch::kNoDriverReason;
         return out;
     }
     Driver d{};
