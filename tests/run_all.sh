@@ -170,7 +170,7 @@ check "rngtrk error manners: one line, the subcommand's prefix, names, exit 2 or
     "$top/tests/cli_errors_test.sh" "$build/rngtrk" "$top/tests/vectors"
 check "README's C example" "$top/tests/readme_example_test.sh"
 check "docs/c-api.md's C program" "$top/tests/readme_example_test.sh" "$top/docs/c-api.md" c-api-example
-check "fresh clone: plain make builds everything, make -j2 demo runs from make clean" "$top/tests/fresh_clone_test.sh"
+check "fresh clone: make -j2 demo from nothing built, then plain make builds the rest" "$top/tests/fresh_clone_test.sh"
 demo_dir=$(mktemp -d)
 trap 'rm -f "$log"; rm -rf "$demo_dir"' EXIT
 check "demo: resumed run draws identical numbers" "$build/demo_training_loop" "$demo_dir"
