@@ -22,6 +22,7 @@ import functools
 from collections import namedtuple
 
 from .distributed import FLAG_NAMES, POLICIES
+from .errors import InvalidArgumentError
 from .state import PhiloxState
 from .tracker import Tracker
 
@@ -59,14 +60,24 @@ def _seeds(origin, **changed):
     return seeds
 
 
-def _moved(axis, value, origin):
-    """Another valid value of the coordinate `axis`, or None where the axis
-    is off (a remat axis without its group: no state depends on it)."""
+def _moved_seeds(axis, value, origin):
+    """_seeds() at another valid value of the coordinate `axis`, or None
+    where no other value seeds: a remat axis without its group (no state
+    depends on it), or a base seed so near 2^64 that the policy's seeds
+    overflow at both neighbours of `value`.  Then no rank of any job with
+    this base seed can have another value of `axis`, so which states
+    depend on it tells no two ranks apart and is left out."""
     size = _GROUP_SIZE.get(axis)
     if size is not None:
         size = getattr(origin, size)
-        return None if size < 2 else (value + 1) % size
-    return value + 1 if value < _U32_MAX else value - 1
+        return None if size < 2 else _seeds(origin, **{axis: (value + 1) % size})
+    for moved in (value + 1, value - 1):
+        if 0 <= moved <= _U32_MAX:
+            try:
+                return _seeds(origin, **{axis: moved})
+            except InvalidArgumentError:  # the policy's seed passes 2^64 - 1 there
+                continue
+    return None
 
 
 @functools.lru_cache(maxsize=64)
@@ -76,10 +87,10 @@ def stream_origins(origin):
     at_origin = _seeds(origin)
     depends = dict.fromkeys(at_origin, 0)
     for index, axis in enumerate(AXES):
-        moved = _moved(axis, getattr(origin, axis), origin)
+        moved = _moved_seeds(axis, getattr(origin, axis), origin)
         if moved is None:
             continue
-        for name, seed in _seeds(origin, **{axis: moved}).items():
+        for name, seed in moved.items():
             if name in depends and seed != at_origin[name]:
                 depends[name] |= 1 << index
     policy, flags = POLICIES[origin.policy], _flag_bits(origin.flags)

@@ -81,3 +81,22 @@ def test_ranks_hold_one_stream_exactly_when_they_agree_on_what_its_seed_depends_
             assert (keys[a] == keys[b]) == agree, (a, b)
             collisions += keys[a][0] == keys[b][0] and not agree
     assert collisions > 0  # seed numbers shared by other streams: why the key is the origin
+
+
+# Near 2^64 the policy's seeds overflow one step up a coordinate (issue 41):
+# the probe steps down instead, and where neither neighbour seeds, no rank of
+# any job with that base seed can differ in that coordinate, so the dependency
+# is left out and the states still have origins.
+@pytest.mark.parametrize("seed, rank, depends", [
+    # pp 0 -> 1 adds 100 and overflows the tensor-parallel seed; pp 0 -> -1 does not exist
+    (2 ** 64 - 2818, {}, {"data-parallel-rng": 0, "model-parallel-rng": TP, "expert-parallel-rng": EP | ETP}),
+    # here tp 0 -> 1 overflows too: 2^64 - 2719 + 2718 is 2^64 - 1
+    (2 ** 64 - 2719, {}, {"data-parallel-rng": 0, "model-parallel-rng": 0, "expert-parallel-rng": EP | ETP}),
+    # at tp 5 the step up overflows but the step down seeds: the dependency is found
+    (2 ** 64 - 2724, {"tp": 5}, {"data-parallel-rng": 0, "model-parallel-rng": TP, "expert-parallel-rng": EP | ETP}),
+])
+def test_seeds_near_2_to_the_64_have_origins(seed, rank, depends):
+    found = stream_origins(origin_of(seed=seed, **rank))
+    assert {name: origin.depends for name, (_, origin) in found.items() if name is not DEFAULT} == depends
+    with pytest.raises(rngtrk.InvalidArgumentError, match="past 2\\^64 - 1"):  # the step up is past the end
+        origin_of(seed=seed, pp=1)
