@@ -103,7 +103,7 @@ def fresh_torch_trackers():
     def clear():
         s.uninstall()
         s._home = vars(s)  # uninstall() leaves the process tracker in slapo.random
-        s._home["_CUDA_RNG_STATE_TRACKER"] = s.CudaRNGStatesTracker()
+        s._home["_CUDA_RNG_STATE_TRACKER"] = s._last_installed = s.CudaRNGStatesTracker()  # as a new process has
         m.uninstall()
         m._home = vars(m)  # uninstall() leaves the process tracker in Megatron's module
         m._home["_CUDA_RNG_STATE_TRACKER"] = None

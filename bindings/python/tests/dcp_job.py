@@ -189,6 +189,14 @@ def more(args, rec):
     rec.snapshot("seeded", tracker)
     load_main(rec, tracker, "load_raise", args)
     rec.snapshot("after_raise", tracker)
+    # "fresh" under warnings-as-errors: the new ranks' warnings are errors
+    # before anything changes, on every rank (issue 41).
+    def warnings_as_errors():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            dcp.load({"rng": RNGState(on_missing="fresh")}, checkpoint_id=path(args, "main"))
+    rec.attempt("load_fresh_warnings_as_errors", warnings_as_errors)
+    rec.snapshot("after_fresh_warnings_as_errors", tracker)
     load_main(rec, tracker, "load_fresh", args, on_missing="fresh")
     rec.snapshot("after_fresh", tracker)
     rec.data["draws"]["after"] = steps(tracker, AFTER)

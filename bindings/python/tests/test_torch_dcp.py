@@ -69,12 +69,14 @@ def seeded(m, tp=0, ep=0, etp=0, seed=SEED):
 
 
 def draw(tracker):
-    """Draws from every named stream and from the generator."""
+    """Draws from every named stream and from the generator, through the
+    tracker given (on CPU-only torch rngtrk.torch's ops otherwise draw
+    from Megatron's process tracker; with CUDA both are torch's generator)."""
     out = {}
     for name in tracker.tracker.names():
         with tracker.fork(name):
-            out[name] = rt.rand(5)
-    out["<generator>"] = rt.rand(3)
+            out[name] = rt.rand(5, tracker=tracker)
+    out["<generator>"] = rt.rand(3, tracker=tracker)
     return out
 
 
@@ -266,6 +268,121 @@ def test_load_refuses_a_damaged_table_and_changes_nothing(fresh_torch_trackers):
         with pytest.raises(rngtrk.CorruptCheckpointError):
             rdcp.RNGState().load_state_dict({rdcp.STREAMS_KEY: bad})
         assert tracker.state_dict() == before
+
+
+# -- issue 41: the five defects an adversarial review found, each fixed ----------------------
+
+@needs_dcp
+@pytest.mark.parametrize("on_missing", ["raise", "fresh"])
+@pytest.mark.parametrize("kept", ["as returned", "deep-copied"])
+def test_a_kept_snapshot_restores_like_the_same_bytes_in_a_new_object(fresh_torch_trackers, on_missing, kept):
+    """A load outside dcp.load of the very bytes state_dict() returned is a
+    restore, not a table DCP left unread (which only dcp.load can hand back)."""
+    import copy
+    m = fresh_torch_trackers
+    tracker = seeded(m, tp=1)
+    draw(tracker)
+    state = rdcp.RNGState(on_missing=on_missing)
+    snapshot = state.state_dict()
+    if kept == "deep-copied":
+        snapshot = copy.deepcopy(snapshot)
+    at_snapshot = tracker.state_dict()
+    expected = draw(tracker)
+    state.load_state_dict(snapshot)
+    assert tracker.state_dict() == at_snapshot and state.fresh == ()
+    assert same_draws(draw(tracker), expected)
+    state.load_state_dict({rdcp.STREAMS_KEY: bytes(bytearray(snapshot[rdcp.STREAMS_KEY]))})  # fresh bytes alike
+    assert tracker.state_dict() == at_snapshot and state.fresh == ()
+
+
+# The largest base seeds a Megatron-LM rank can take at tp 0 (its tensor-parallel
+# seed adds 2718): past 2^64 - 2818 the next pipeline stage cannot seed; at
+# 2^64 - 2719 the next tensor-parallel rank cannot either.
+@needs_dcp
+@pytest.mark.parametrize("seed", [2 ** 64 - 2818, 2 ** 64 - 2800, 2 ** 64 - 2719])
+def test_any_seed_the_tracker_takes_saves_and_continues(fresh_torch_trackers, tmp_path, seed):
+    m = fresh_torch_trackers
+    tracker = seeded(m, seed=seed)
+    draw(tracker)
+    dcp.save({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    saved = tracker.state_dict()
+    expected = draw(tracker)
+    tracker = seeded(m, seed=seed)
+    state = rdcp.RNGState()
+    dcp.load({"rng": state}, checkpoint_id=str(tmp_path))
+    assert tracker.state_dict() == saved and state.fresh == ()
+    assert same_draws(draw(tracker), expected)
+
+
+@needs_dcp
+def test_a_tracker_without_streams_saves_an_empty_table_that_loads(fresh_torch_trackers, tmp_path):
+    m = fresh_torch_trackers
+    empty = m.CudaRNGStatesTracker()
+    data = rdcp.RNGState(empty, generator=False).state_dict()[rdcp.STREAMS_KEY]
+    assert table_format.decode(data) == table_format.Table(1, ())
+    dcp.save({"rng": rdcp.RNGState(empty, generator=False)}, checkpoint_id=str(tmp_path))
+    state = rdcp.RNGState(empty, generator=False)
+    dcp.load({"rng": state}, checkpoint_id=str(tmp_path))
+    assert state.fresh == () and empty.tracker.names() == []
+
+
+def test_no_stream_on_any_rank_is_an_empty_table():
+    """The merge of no rows (needs no DCP: one process, no group)."""
+    from rngtrk.torch import _dcp_streams
+    import rngtrk.torch.megatron as m
+    data = _dcp_streams.save_table(m.CudaRNGStatesTracker, False, _dcp_streams.Collectives(None, 1), 0)
+    assert table_format.decode(data) == table_format.Table(1, ())
+
+
+def seeded_slapo(tp=0, seed=SEED):
+    import rngtrk.torch.slapo as slapo
+    slapo.model_parallel_cuda_manual_seed(seed, tp, False)
+    return slapo.get_cuda_rng_tracker()
+
+
+@needs_dcp
+def test_without_tracker_a_slapo_job_saves_slapos_streams(fresh_torch_trackers, tmp_path):
+    tracker = seeded_slapo(tp=1)
+    draw(tracker)
+    dcp.save({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    saved = tracker.state_dict()
+    expected = draw(tracker)
+    tracker = seeded_slapo(tp=1)
+    dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    assert tracker.state_dict() == saved
+    assert same_draws(draw(tracker), expected)
+
+
+@needs_dcp
+def test_without_tracker_the_one_drop_in_holding_streams_is_found(fresh_torch_trackers, tmp_path):
+    m = fresh_torch_trackers
+    mine = m.CudaRNGStatesTracker()
+    mine.add("model-parallel-rng", 4321)
+    with mine.fork():
+        rt.rand(7, tracker=mine)
+    dcp.save({"rng": rdcp.RNGState(generator=False)}, checkpoint_id=str(tmp_path))
+    saved = mine.get_states()
+    with mine.fork():
+        rt.rand(7, tracker=mine)
+    dcp.load({"rng": rdcp.RNGState(generator=False)}, checkpoint_id=str(tmp_path))
+    assert same_draws(mine.get_states(), saved)
+
+
+@needs_dcp
+def test_without_tracker_two_trackers_with_streams_or_none_are_refused(fresh_torch_trackers):
+    m = fresh_torch_trackers
+    with pytest.raises(rngtrk.InvalidArgumentError, match=r"nothing to save.*RNGState\(tracker=\.\.\.\)"):
+        rdcp.RNGState(generator=False).state_dict()
+    megatron, slapo = seeded(m), seeded_slapo()
+    before = megatron.state_dict(), slapo.state_dict()
+    for call in (lambda: rdcp.RNGState().state_dict(), lambda: rdcp.RNGState().load_state_dict(
+            rdcp.RNGState(megatron).state_dict())):
+        with pytest.raises(rngtrk.InvalidArgumentError) as refused:
+            call()
+        message = str(refused.value)
+        assert "megatron's process tracker" in message and "slapo's process tracker" in message
+        assert "RNGState(tracker=...)" in message
+        assert (megatron.state_dict(), slapo.state_dict()) == before
 
 
 # -- the table's bytes (docs/checkpoint-format.md), against an encoder written from the doc --
@@ -614,6 +731,20 @@ def test_a_new_tensor_parallel_rank_starts_fresh_when_told(jobs):
                            ["data-parallel-rng", "<generator>"])
         expected = fresh_draws(new, (SEED, 0))
         assert draws_equal(more[r]["draws"]["after"], expected, [n for n, _ in new])
+
+
+@needs_dcp
+def test_fresh_under_warnings_as_errors_raises_everywhere_and_changes_nothing(jobs):
+    jobs.run("train", 4)
+    more = jobs.run("more", 4)
+    for r in range(4):
+        if r < 2:  # no stream of theirs is missing: they stop because ranks 2 and 3 did
+            message = raised(more[r], "load_fresh_warnings_as_errors", "PeerRankError")
+            assert "rank 2 (and 1 more ranks) could not load" in message and "FreshStreamWarning" in message
+        else:
+            message = raised(more[r], "load_fresh_warnings_as_errors", "FreshStreamWarning")
+            assert f"rank {r}: the checkpoint lacks 'model-parallel-rng' (seed {SEED + 2718 + r}" in message
+        assert more[r]["snapshots"]["after_fresh_warnings_as_errors"] == more[r]["snapshots"]["seeded"]
 
 
 @needs_dcp

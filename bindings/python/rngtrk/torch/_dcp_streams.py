@@ -141,6 +141,18 @@ def gather_reports(gather, rank, report, error, what):
     return [rows[r, :counts[r, 1]].tobytes() for r in range(gather.world_size)]
 
 
+def agree(gather, rank, action, what):
+    """Runs action() here, then raises on every rank if it raised on any
+    (gather_reports): what RNGState does last before a change, so that
+    a change is made on every rank or on none."""
+    error = None
+    try:
+        action()
+    except Exception as e:  # reported to every rank first, then raised here
+        error = e
+    gather_reports(gather, rank, b"", error, what)
+
+
 def summary(error):
     return f"{type(error).__name__}: {error}"
 
@@ -263,6 +275,8 @@ def _merge(world_size, rows, ranks):
     """The stream table of the gathered `rows` (ranks: the rank of each):
     one entry per key, after checking that every holder of a key holds it
     at one offset."""
+    if not len(rows):  # no rank holds a stream (generator=False, no named states): an empty table
+        return _dcp_table.canonical(world_size, [])
     size = rows.dtype.itemsize
     keys = np.ascontiguousarray(rows.view(np.uint8).reshape(len(rows), size)[:, :size - 8])
     keys = keys.view(np.dtype((np.void, size - 8))).reshape(-1)

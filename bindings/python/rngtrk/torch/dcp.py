@@ -31,7 +31,9 @@ whichever rank it picks.  load_state_dict() matches this rank's streams
 against it, decides with two more all_gathers whether the load can go ahead
 on every rank, and only then changes the tracker.
 """
+import gc
 import os
+import sys
 import warnings
 from collections.abc import Mapping
 
@@ -89,13 +91,20 @@ class FreshStreamWarning(UserWarning):
 class RNGState:
     """A DCP Stateful for a drop-in tracker's streams (module text).
 
-    tracker: a drop-in tracker (rngtrk.torch.megatron's or .te's); None
-    (the default) means the process tracker,
-    rngtrk.torch.megatron.get_cuda_rng_tracker(), looked up at each call.
+    tracker: a drop-in tracker (rngtrk.torch.megatron's, .te's or
+    .slapo's); None (the default): the tracker this process uses, looked up
+    at each call (_process_tracker): Megatron-LM's process tracker (which
+    TransformerEngine's get_rng_state_tracker() also returns) or slapo's,
+    whichever holds named states, else the one other drop-in tracker that
+    does; two holding some, or none with generator=False, are refused
+    (InvalidArgumentError naming tracker=); none with generator=True saves
+    the generator of Megatron's process tracker.
     on_missing: what a load does with a stream this rank holds that the
     checkpoint lacks: "raise" (MissingStreamError on every rank, nothing
     changed) or "fresh" (it starts at offset 0 from its seed; a
-    FreshStreamWarning, and the attribute `fresh`).
+    FreshStreamWarning on every rank, issued before anything changes, and
+    the attribute `fresh`; under warnings-as-errors the load raises on
+    every rank and changes nothing).
     generator (rngtrk's): also save and restore the generator outside every
     fork, per rank (torch's default CUDA generator; on CPU-only torch the
     tracker's default state, which plays it).
@@ -150,47 +159,42 @@ class RNGState:
 
         def prepare():
             nonlocal tracker
+            table = self._table_of(state_dict)
             tracker = self._current_tracker()
             if tracker.tracker.fork_depth:
                 raise ForkOrderError("RNGState: a load is refused while a fork is open (the open fork would go on "
                                      "with a state the load replaced)")
-            table = self._table_of(state_dict)
             prepared, missing = self._prepare(tracker, table, rank)
             return prepared, missing, table is None
 
         prepared, missing, everywhere, unread_anywhere = _dcp_streams.agree_on_load(prepare, gather, rank)
         if everywhere and self.on_missing == "raise":
             raise MissingStreamError(_missing_message(everywhere, unread_anywhere))
+        if everywhere:  # the ranks with missing streams warn, and all agree the warnings passed, before any change
+            _dcp_streams.agree(gather, rank, lambda: missing and warnings.warn(
+                _fresh_warning(rank, missing, everywhere), stacklevel=4), "load")
         tracker.load_state_dict({CHECKPOINT_KEY: prepared})
         self.fresh = tuple(missing)
-        if missing:
-            warnings.warn(FreshStreamWarning(
-                f"RNGState: rank {rank}: the checkpoint lacks {_listing(missing)}; started at offset 0 from "
-                f"{'its seed' if len(missing) == 1 else 'their seeds'} (on_missing='fresh'); "
-                f"{sum(len(s) for s in everywhere.values())} stream(s) on {len(everywhere)} rank(s) in all"),
-                stacklevel=2)
 
     # -- pieces -----------------------------------------------------------------------
 
     def _current_tracker(self):
         if self._tracker is not None:
             return self._tracker
-        from .megatron import get_cuda_rng_tracker
-        tracker = get_cuda_rng_tracker()
-        if not is_rngtrk_tracker(tracker):
-            raise TypeError(f"RNGState: the process tracker is a {type(tracker).__name__}, not one of rngtrk's "
-                            "(rngtrk.torch.megatron.install() puts rngtrk's in Megatron-LM)")
-        return tracker
+        return _process_tracker(self.generator)
 
     def _table_of(self, state_dict):
-        """The stream table DCP read, or None when the value is the one
-        state_dict() handed out, unread (dcp.load with allow_partial_load on
-        a checkpoint without it): then no stream is in the checkpoint."""
+        """The stream table given, or None when DCP left it unread: dcp.load
+        (allow_partial_load, on a checkpoint without it) handed back the very
+        bytes state_dict() returned, where a read puts a new object.  Then no
+        stream is in the checkpoint.  The same object given outside dcp.load
+        is a snapshot the caller kept (or deep-copied: bytes copy as
+        themselves), and restores like any other bytes."""
         if not isinstance(state_dict, Mapping) or STREAMS_KEY not in state_dict:
             raise invalid(f"RNGState.load_state_dict takes the dict RNGState.state_dict() returns, with the key "
                           f"{STREAMS_KEY!r}")
         data = state_dict[STREAMS_KEY]
-        if data is self._returned:
+        if data is self._returned and _called_by_dcp():
             return None
         if isinstance(data, torch.Tensor):
             data = data.detach().cpu().contiguous().numpy().tobytes()
@@ -204,6 +208,71 @@ class RNGState:
 
 def _listing(streams):
     return ", ".join(str(s) for s in streams)
+
+
+def _fresh_warning(rank, missing, everywhere):
+    """The FreshStreamWarning of a rank with missing streams in a load with
+    on_missing="fresh", issued before anything changes on any rank (under
+    warnings-as-errors it is then the error of a load that changed nothing:
+    this warning here, PeerRankError naming it on the other ranks)."""
+    one = len(missing) == 1
+    return FreshStreamWarning(f"RNGState: rank {rank}: the checkpoint lacks {_listing(missing)}; "
+                              f"{'it starts' if one else 'they start'} at offset 0 from "
+                              f"{'its seed' if one else 'their seeds'} (on_missing='fresh'); "
+                              f"{sum(len(s) for s in everywhere.values())} stream(s) on {len(everywhere)} rank(s) "
+                              f"in all")
+
+
+def _called_by_dcp():
+    """Whether torch.distributed.checkpoint's code is on the call stack:
+    RNGState.load_state_dict called by dcp.load, directly or through the
+    caller's own Stateful."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("torch.distributed.checkpoint."):
+            return True
+        frame = frame.f_back
+    return False
+
+
+# Where RNGState() without tracker= finds the tracker: the process trackers
+# first (Megatron-LM's, which TransformerEngine's get_rng_state_tracker
+# also returns, once created; slapo's once rngtrk.torch.slapo is imported),
+# then any other drop-in tracker alive.  It takes the one that holds named
+# states; two that hold some, or none with generator=False, are refused:
+# never a save that silently leaves a job's streams out.
+def _process_tracker(with_generator):
+    from . import megatron
+    from ._rng_state_hook import dropin_trackers
+    candidates = []
+    if megatron._home.get("_CUDA_RNG_STATE_TRACKER_INITIALIZED"):
+        candidates.append(("rngtrk.torch.megatron's process tracker (also .te's)",
+                           megatron._home["_CUDA_RNG_STATE_TRACKER"]))
+    slapo = sys.modules.get("rngtrk.torch.slapo")
+    if slapo is not None:
+        candidates.append(("rngtrk.torch.slapo's process tracker", slapo.get_cuda_rng_tracker()))
+    for label, tracker in candidates:
+        if not is_rngtrk_tracker(tracker):
+            raise TypeError(f"RNGState: {label} is a {type(tracker).__name__}, not one of rngtrk's "
+                            "(rngtrk.torch.megatron.install() puts rngtrk's in Megatron-LM); give RNGState(tracker=...)")
+    holding = [(label, t) for label, t in candidates if len(t.tracker)]
+    if not holding:
+        known = {id(t) for _, t in candidates}
+        others = lambda: [(repr(t), t) for t in dropin_trackers() if id(t) not in known and len(t.tracker)]  # noqa: E731
+        holding = others()
+        if holding:  # a tracker dropped in a reference cycle lives on until the collector runs: not the job's
+            gc.collect()
+            holding = others()
+    if len(holding) == 1:
+        return holding[0][1]
+    if holding:
+        raise invalid("RNGState: more than one tracker of this process holds named states, so which one to save is "
+                      "not known: " + "; ".join(sorted(label for label, _ in holding))
+                      + ". Give RNGState(tracker=...) for each")
+    if not with_generator:
+        raise invalid("RNGState(generator=False): no tracker of this process holds a named state, so there is "
+                      "nothing to save or restore. Seed the tracker first, or give RNGState(tracker=...)")
+    return megatron.get_cuda_rng_tracker()  # only the generator: the process tracker's, created as Megatron does
 
 
 def _missing_message(everywhere, unread):
