@@ -120,3 +120,60 @@ def test_megatrons_own_errors_are_its_own(training):
     training.pp = None  # parallel state not initialised: Megatron's arithmetic fails, not rngtrk
     with pytest.raises(TypeError):
         training.module._set_random_seed(1234)
+
+
+# Megatron-Bridge's training setup (NVIDIA-NeMo/Megatron-Bridge 067f987d,
+# src/megatron/bridge/training/initialize.py): the same arithmetic, with the
+# groups in one keyword-only pg_collection whose .pp and .dp it reads the
+# ranks from through torch.distributed.  The body is ours; the signature is
+# Bridge's.
+BRIDGE = "megatron.bridge.training.initialize"
+BRIDGE_SET_RANDOM_SEED = """
+def _set_random_seed(seed_, data_parallel_random_init=False, te_rng_tracker=False, inference_rng_tracker=False,
+                     use_cudagraphable_rng=False, *, pg_collection):
+    assert seed_ is not None and seed_ > 0, f"Seed ({seed_}) should be a positive integer."
+    seed = seed_ + 100 * torch.distributed.get_rank(pg_collection.pp)
+    if data_parallel_random_init:
+        seed = seed + 10 * torch.distributed.get_rank(pg_collection.dp)
+    torch.manual_seed(seed)
+    tensor_parallel.model_parallel_cuda_manual_seed(seed, te_rng_tracker, inference_rng_tracker,
+                                                    use_cudagraphable_rng, tp_rank=0, ep_rank=0, etp_rank=0)
+"""
+
+
+@pytest.fixture
+def bridge(training, monkeypatch):
+    """Megatron-Bridge's training setup in sys.modules, with process groups
+    that are names here: torch.distributed.get_rank answers for them."""
+    ranks = {"pp": 0, "dp": 0}
+    monkeypatch.setattr(torch.distributed, "get_rank", lambda group=None: ranks[group])
+    module = types.ModuleType(BRIDGE)
+    module.__dict__.update(torch=torch, tensor_parallel=m)
+    exec(compile(BRIDGE_SET_RANDOM_SEED, f"<{BRIDGE}>", "exec"), module.__dict__)
+    for package in ("megatron.bridge", "megatron.bridge.training"):
+        monkeypatch.setitem(sys.modules, package, types.ModuleType(package))
+    monkeypatch.setitem(sys.modules, BRIDGE, module)
+    ranks["module"] = module
+    return ranks
+
+
+def bridge_seeded(bridge, pp, dp):
+    bridge["pp"], bridge["dp"] = pp, dp
+    bridge["module"]._set_random_seed(1234, True, pg_collection=types.SimpleNamespace(pp="pp", dp="dp"))
+    tracker = m.get_cuda_rng_tracker()
+    return tracker.tracker.get_states(), tracker.tracker.origin()
+
+
+def test_megatron_bridges_setup_records_the_true_stage_and_data_parallel_rank(bridge):
+    original = bridge["module"]._set_random_seed
+    unwrapped, origin = bridge_seeded(bridge, pp=1, dp=0)
+    assert (origin.seed, origin.pp, origin.dp) == (1334, 0, 0)  # without install(): the sum, no rank
+    m.install()
+    assert bridge["module"]._set_random_seed is not original
+    states_a, origin_a = bridge_seeded(bridge, pp=1, dp=0)
+    states_b, origin_b = bridge_seeded(bridge, pp=0, dp=10)
+    assert states_a == states_b == unwrapped  # one sum, the same states, to the bit ...
+    assert (origin_a.seed, origin_a.pp, origin_a.dp) == (1234, 1, 0)  # ... each knowing its rank
+    assert (origin_b.seed, origin_b.pp, origin_b.dp) == (1234, 0, 10)
+    m.uninstall()
+    assert bridge["module"]._set_random_seed is original

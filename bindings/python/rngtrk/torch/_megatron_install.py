@@ -24,7 +24,8 @@ replaced there too.  megatron.core.extensions.transformer_engine's
 TECudaRNGStatesTracker becomes a class that is rngtrk.torch.te's and a
 subclass of Megatron's (and so of TransformerEngine's).
 
-In megatron.training.initialize, _set_random_seed is wrapped
+In megatron.training.initialize, and in Megatron-Bridge's
+megatron.bridge.training.initialize, _set_random_seed is wrapped
 (_megatron_stage_seed): Megatron's own runs, and the seeding inside it
 records the base seed and the rank's true pipeline and data-parallel ranks
 as the tracker's origin.
@@ -53,6 +54,7 @@ RANDOM = "megatron.core.tensor_parallel.random"
 PACKAGE = "megatron.core.tensor_parallel"
 TE_EXTENSION = "megatron.core.extensions.transformer_engine"
 TRAINING = "megatron.training.initialize"
+BRIDGE_TRAINING = "megatron.bridge.training.initialize"  # Megatron-Bridge's training setup
 
 # The functions of Megatron's random module that become ours.
 FUNCTIONS = (
@@ -164,6 +166,7 @@ INSTALLER = Installer([
     ModulePatch(PACKAGE, _package_attributes),
     ModulePatch(TE_EXTENSION, _te_extension_attributes, after=_te_extension_installed),
     ModulePatch(TRAINING, _training_attributes),
+    ModulePatch(BRIDGE_TRAINING, _training_attributes),
 ])
 
 

@@ -3,7 +3,10 @@
 records (rngtrk.torch.dcp keys streams by it: docs/pytorch.md).
 
 Megatron-LM's training setup, megatron.training.initialize._set_random_seed
-(main d98e8a64, dev d48bd6b, core_r0.19.0 f8837c04), gives pipeline stage pp
+(main d98e8a64, dev d48bd6b, core_r0.19.0 f8837c04), and Megatron-Bridge's,
+megatron.bridge.training.initialize._set_random_seed (067f987d, which takes
+the groups as one keyword-only pg_collection and reads pp and dp from its .pp
+and .dp, not from parallel_state), give pipeline stage pp
 the seed seed_ + 100 pp, adds 10 dp with data-parallel random init, and hands
 that sum to model_parallel_cuda_manual_seed.  The sum alone cannot say which
 rank it came from: (pp 1, dp 0) and (pp 0, dp 10) give the same.  install()
@@ -57,8 +60,11 @@ def _stage(signature, args, kwargs):
     if not isinstance(seed, int) or isinstance(seed, bool) or seed <= 0:
         return None
     random_init = bool(given.get("data_parallel_random_init", False))
-    pp = _rank(given.get("pp_group"), "get_pipeline_model_parallel_rank")
-    dp = _rank(given.get("dp_group"), "get_data_parallel_rank") if random_init else 0
+    groups = given.get("pg_collection")  # Megatron-Bridge's: its groups, .pp and .dp, are where it reads the ranks
+    pp_group = getattr(groups, "pp", None) if groups is not None else given.get("pp_group")
+    dp_group = getattr(groups, "dp", None) if groups is not None else given.get("dp_group")
+    pp = _rank(pp_group, "get_pipeline_model_parallel_rank")
+    dp = _rank(dp_group, "get_data_parallel_rank") if random_init else 0
     if pp is None or dp is None:
         return None
     return seed, pp, dp, random_init
@@ -69,7 +75,8 @@ def _rank(group, getter):
     try:
         if group is not None:
             import torch.distributed as dist
-            return dist.get_rank(group)
+            rank = dist.get_rank(group)
+            return rank if isinstance(rank, int) and rank >= 0 else None  # -1: not in the group
         from megatron.core import parallel_state
         rank = getattr(parallel_state, getter)()
         return rank if isinstance(rank, int) and rank >= 0 else None
