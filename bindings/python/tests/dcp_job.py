@@ -89,7 +89,7 @@ def steps(tracker, n):
 
 class Recorder:
     def __init__(self):
-        self.data = {"rank": dist.get_rank(), "outcomes": {}, "draws": {}, "snapshots": {}, "fresh": {},
+        self.data = {"rank": dist.get_rank(), "outcomes": {}, "draws": {}, "snapshots": {}, "fresh": {}, "states": {},
                      "warnings": {}}
 
     def attempt(self, label, fn):

@@ -17,7 +17,6 @@ is skipped, and test_import_refused_without_dcp checks the refusal instead.
 import os
 import struct
 import sys
-import tempfile
 import warnings
 import zlib
 
@@ -35,7 +34,7 @@ except ImportError as e:  # DCPUnavailableError on a torch without DCP
     rdcp, REFUSAL = None, e
 
 from rngtrk.torch import _dcp_table as table_format  # noqa: E402  (the table's bytes need no DCP)
-from rank_jobs import run_ranks  # noqa: E402
+from rank_jobs import Jobs, distributed_ok, ok, raised  # noqa: E402
 
 needs_dcp = pytest.mark.skipif(rdcp is None, reason=f"this torch ({torch.__version__}) has no "
                                                     "torch.distributed.checkpoint with the Stateful protocol "
@@ -541,55 +540,13 @@ def test_a_table_of_another_version_is_refused():
 
 # -- several ranks -------------------------------------------------------------------------
 
-def distributed_ok():
-    import torch.distributed as dist
-    return dist.is_available() and dist.is_gloo_available()
-
-
-class Jobs:
-    """Runs dcp_job.py phases once per test session, in one folder."""
-
-    def __init__(self, folder):
-        self.folder = folder
-        self.results = {}
-
-    def run(self, phase, world, timeout=300):
-        if phase in self.results:
-            return self.results[phase]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(HERE)] + [p for p in os.environ.get(
-                       "PYTHONPATH", "").split(os.pathsep) if p]))
-        # A store file of its own per run: a killed run's file would hold
-        # the next run of the phase (a later test) at the rendezvous.
-        store = os.path.join(tempfile.mkdtemp(prefix=f"store-{phase}-", dir=self.folder), "store")
-        run_ranks([[sys.executable, JOB, phase, "--rank", str(r), "--world", str(world), "--store", store, "--dir",
-                    self.folder] for r in range(world)], f"the {phase} phase on {world} ranks", env, timeout)
-        self.results[phase] = [torch.load(os.path.join(self.folder, phase, f"rank{r}.pt"), weights_only=False)
-                               for r in range(world)]
-        return self.results[phase]
-
-
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
     if rdcp is None:
         pytest.skip(f"this torch ({torch.__version__}) has no torch.distributed.checkpoint (torch >= 2.2)")
     if not distributed_ok():
         pytest.skip("this torch has no torch.distributed with gloo")
-    return Jobs(str(tmp_path_factory.mktemp("dcp")))
-
-
-def outcome(rank_result, label):
-    return rank_result["outcomes"][label]
-
-
-def raised(rank_result, label, cls):
-    kind, classes, message = outcome(rank_result, label)
-    assert kind == "error" and cls in classes, f"{label}: expected {cls}, got {kind} {classes} {message}"
-    return message
-
-
-def ok(rank_result, label):
-    kind, classes, message = outcome(rank_result, label)
-    assert kind == "ok", f"{label}: {classes} {message}"
+    return Jobs(str(tmp_path_factory.mktemp("dcp")), JOB)
 
 
 def draws_equal(a, b, names=None):

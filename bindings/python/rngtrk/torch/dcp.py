@@ -40,11 +40,14 @@ from collections.abc import Mapping
 import torch
 
 from ..errors import ForkOrderError, RngtrkError, UnavailableError, invalid
-from . import _dcp_streams, _dcp_table
+from . import _dcp_process, _dcp_streams, _dcp_table, _process_generators
+from ._dcp_process import ProcessStateError  # noqa: F401  (this module's name)
+from ._generators import cuda_ready
 from ._dcp_streams import PeerRankError, Stream, StreamPositionError  # noqa: F401  (this module's names)
 from ._tracker import CHECKPOINT_KEY, is_rngtrk_tracker
 
-STREAMS_KEY = "rngtrk_streams"  # the one key of RNGState.state_dict()
+STREAMS_KEY = "rngtrk_streams"  # the key of RNGState.state_dict()'s stream table
+PROCESS_KEY = "rngtrk_process"  # and, with process=True, of its process table
 ON_MISSING = ("raise", "fresh")
 MINIMUM_TORCH = "2.2"  # DCP's Stateful protocol (dcp.save and dcp.load call state_dict/load_state_dict)
 # The debug mode (RNGTRK_DEBUG=1 in the environment at import): each saved
@@ -85,7 +88,14 @@ class MissingStreamError(RngtrkError, RuntimeError):
 
 
 class FreshStreamWarning(UserWarning):
-    """on_missing="fresh": streams the checkpoint lacked started at offset 0."""
+    """on_missing="fresh": streams the checkpoint lacked started at offset 0
+    (process generators: from derived states)."""
+
+
+class DroppedStateWarning(UserWarning):
+    """process=True: states the checkpoint holds that no rank of this layout
+    takes (the keys of ranks a scale-down left out; CUDA devices this
+    process does not have), left unused."""
 
 
 class RNGState:
@@ -110,11 +120,26 @@ class RNGState:
     tracker's default state, which plays it).
     process_group (rngtrk's): the group given to dcp.save / dcp.load (None:
     the default group).
+    process: also save and restore the process's own generators, per key
+    (rngtrk.torch._dcp_process): Python's random, NumPy's global generator
+    (when NumPy imports), torch's CPU generator and each CUDA device's
+    default generator that the tracker does not carry (with generator=True
+    it carries the current device's).  A rank whose key the checkpoint holds
+    continues each; any other follows on_missing ("fresh": states derived
+    from the checkpoint and the key, _process_generators.derived); keys no
+    rank takes are named in one DroppedStateWarning.
+    key (with process=True): a function of no arguments giving this rank's
+    key, an int in [0, 2^64) or a text (None: the rank in process_group).
+    Ranks with one key are replicas: their generators must be equal at
+    save (ProcessStateError on every rank otherwise).
 
     `fresh`: the streams of this rank that the last load started at offset
-    0 (a tuple of Stream; empty when every stream was in the checkpoint)."""
+    0 (a tuple of Stream; empty when every stream was in the checkpoint).
+    `fresh_process`: the names of this rank's process generators the last
+    load started fresh ("python", "numpy", "torch-cpu", "cuda:N")."""
 
-    def __init__(self, tracker=None, *, on_missing="raise", generator=True, process_group=None):
+    def __init__(self, tracker=None, *, on_missing="raise", generator=True, process_group=None, process=False,
+                 key=None):
         if tracker is not None and not is_rngtrk_tracker(tracker):
             raise TypeError(f"RNGState takes one of rngtrk.torch's drop-in trackers (rngtrk.torch.megatron's or "
                             f".te's CudaRNGStatesTracker), not {type(tracker).__name__}")
@@ -122,16 +147,27 @@ class RNGState:
             raise invalid(f"on_missing is one of {ON_MISSING}, not {on_missing!r}")
         if not isinstance(generator, bool):
             raise TypeError(f"generator is a bool, not {type(generator).__name__}")
+        if not isinstance(process, bool):
+            raise TypeError(f"process is a bool, not {type(process).__name__}")
+        if key is not None and not callable(key):
+            raise TypeError(f"key is a function of no arguments giving this rank's key, not {type(key).__name__}")
+        if key is not None and not process:
+            raise invalid("RNGState: key= keys the process generators: give it with process=True")
         self._tracker = tracker
+        self.process = process
+        self.key = key
+        self.fresh_process = ()
         self.on_missing = on_missing
         self.generator = generator
         self.process_group = process_group
         self.fresh = ()
         self._returned = None  # the bytes state_dict() handed out last
+        self._returned_process = None  # and its process table
 
     def __repr__(self):
         which = "the process tracker" if self._tracker is None else repr(self._tracker)
-        return f"<RNGState of {which} on_missing={self.on_missing!r} generator={self.generator}>"
+        return (f"<RNGState of {which} on_missing={self.on_missing!r} generator={self.generator}"
+                f"{' process=True' if self.process else ''}>")
 
     # -- the Stateful protocol -------------------------------------------------------
 
@@ -146,7 +182,11 @@ class RNGState:
         gather = _dcp_streams.Collectives(self.process_group, world_size)
         data = _dcp_streams.save_table(self._current_tracker, self.generator, gather, rank, check=DEBUG)
         self._returned = data
-        return {STREAMS_KEY: data}
+        if not self.process:
+            return {STREAMS_KEY: data}
+        process = _dcp_process.save_table(self.key, self._cuda_carried(), gather, rank)
+        self._returned_process = process
+        return {STREAMS_KEY: data, PROCESS_KEY: process}
 
     def load_state_dict(self, state_dict):
         """Restores this rank's streams from the stream table DCP read: each
@@ -155,25 +195,51 @@ class RNGState:
         error, on any rank, every rank raises and no tracker changes."""
         rank, world_size = _dcp_streams.rank_and_size(self.process_group)
         gather = _dcp_streams.Collectives(self.process_group, world_size)
-        tracker = None
+        tracker = plan = process_table = None
 
         def prepare():
-            nonlocal tracker
+            nonlocal tracker, plan, process_table
             table = self._table_of(state_dict)
             tracker = self._current_tracker()
             if tracker.tracker.fork_depth:
                 raise ForkOrderError("RNGState: a load is refused while a fork is open (the open fork would go on "
                                      "with a state the load replaced)")
+            if self.process:
+                data = _value_of(state_dict, PROCESS_KEY, self._returned_process)
+                plan, process_table = _dcp_process.prepare(data, self.key, self._cuda_carried(), rank,
+                                                           unread=data is None and PROCESS_KEY in state_dict)
             prepared, missing = self._prepare(tracker, table, rank)
             return prepared, missing, table is None
 
         prepared, missing, everywhere, unread_anywhere = _dcp_streams.agree_on_load(prepare, gather, rank)
-        if everywhere and self.on_missing == "raise":
-            raise MissingStreamError(_missing_message(everywhere, unread_anywhere))
-        if everywhere:  # the ranks with missing streams warn, and all agree the warnings passed, before any change
-            _dcp_streams.agree(gather, rank, lambda: missing and warnings.warn(
-                _fresh_warning(rank, missing, everywhere), stacklevel=4), "load")
+        everyone = {}
+        if self.process:  # every rank's key and missing generators, to every rank
+            everyone = _dcp_process.agree(_dcp_streams.gather_reports(gather, rank, _dcp_process.report(plan), None,
+                                                                      "load"))
+        lacking = _dcp_process.missing_message(everyone)
+        if (everywhere or lacking) and self.on_missing == "raise":
+            raise MissingStreamError(_missing_message(everywhere, unread_anywhere, lacking))
+        dropped = _dcp_process.unclaimed(process_table, everyone) if self.process else []
+
+        def warn():  # the warnings, before any change: under warnings-as-errors they are errors on every rank
+            if missing:
+                warnings.warn(_fresh_warning(rank, missing, everywhere), stacklevel=5)
+            if plan is not None and plan.fresh:
+                warnings.warn(_fresh_process_warning(rank, plan, sum(1 for _, fresh, _ in everyone.values() if fresh)),
+                              stacklevel=5)
+            if dropped and rank == 0:
+                warnings.warn(_dropped_keys_warning(dropped), stacklevel=5)
+            if plan is not None and plan.unused:
+                warnings.warn(DroppedStateWarning(
+                    f"RNGState: rank {rank}: the checkpoint holds {', '.join(_name(g) for g in plan.unused)} for "
+                    f"key {plan.key!r}, which this process does not have; left unused"), stacklevel=5)
+
+        if everywhere or lacking or dropped or any(unused for _, _, unused in everyone.values()):
+            _dcp_streams.agree(gather, rank, warn, "load")
         tracker.load_state_dict({CHECKPOINT_KEY: prepared})
+        if plan is not None:
+            _dcp_process.apply(plan)
+            self.fresh_process = tuple(_name(g) for g in plan.fresh)
         self.fresh = tuple(missing)
 
     # -- pieces -----------------------------------------------------------------------
@@ -193,17 +259,48 @@ class RNGState:
         if not isinstance(state_dict, Mapping) or STREAMS_KEY not in state_dict:
             raise invalid(f"RNGState.load_state_dict takes the dict RNGState.state_dict() returns, with the key "
                           f"{STREAMS_KEY!r}")
-        data = state_dict[STREAMS_KEY]
-        if data is self._returned and _called_by_dcp():
-            return None
-        if isinstance(data, torch.Tensor):
-            data = data.detach().cpu().contiguous().numpy().tobytes()
-        return _dcp_table.decode(data)
+        data = _value_of(state_dict, STREAMS_KEY, self._returned)
+        return None if data is None else _dcp_table.decode(data)
+
+    def _cuda_carried(self):
+        """The CUDA devices whose default generator the tracker carries
+        (generator=True with CUDA: the current device's)."""
+        return (torch.cuda.current_device(),) if self.generator and cuda_ready() else ()
 
     def _prepare(self, tracker, table, rank):
         """(the tracker's checkpoint bytes with every stream at its new
         position, the streams the table lacks), changing nothing."""
         return _dcp_streams.prepare(tracker, table, rank, self.generator)
+
+
+def _value_of(state_dict, key, returned):
+    """The bytes under `key`, or None where DCP left them unread: dcp.load
+    handed back the very object state_dict() returned (see _table_of), or
+    the key is not there at all (a process part asked of a state dict
+    without one)."""
+    data = state_dict.get(key)
+    if data is None or (data is returned and _called_by_dcp()):
+        return None
+    if isinstance(data, torch.Tensor):
+        data = data.detach().cpu().contiguous().numpy().tobytes()
+    return data
+
+
+def _name(generator):
+    return _process_generators.name(*generator)
+
+
+def _fresh_process_warning(rank, plan, ranks_lacking):
+    return FreshStreamWarning(f"RNGState: rank {rank}: the checkpoint lacks {', '.join(map(_name, plan.fresh))} "
+                              f"for key {plan.key!r}; started from states derived from the checkpoint and the key "
+                              f"(on_missing='fresh'); {ranks_lacking} rank(s) in all")
+
+
+def _dropped_keys_warning(keys):
+    listed = ", ".join(repr(k) for k in keys[:_dcp_streams.LISTED])
+    more = f" and {len(keys) - _dcp_streams.LISTED} more" if len(keys) > _dcp_streams.LISTED else ""
+    return DroppedStateWarning(f"RNGState: the checkpoint holds the process generators of {len(keys)} key(s) no "
+                               f"rank of this layout takes (fewer ranks than saved): {listed}{more}; left unused")
 
 
 def _listing(streams):
@@ -275,7 +372,7 @@ def _process_tracker(with_generator):
     return megatron.get_cuda_rng_tracker()  # only the generator: the process tracker's, created as Megatron does
 
 
-def _missing_message(everywhere, unread):
+def _missing_message(everywhere, unread, lacking=()):
     by_stream = {}
     for rank, streams in everywhere.items():
         for stream in streams:
@@ -286,12 +383,21 @@ def _missing_message(everywhere, unread):
     if len(by_stream) > listed:
         lines.append(f"  and {len(by_stream) - listed} more streams")
     why = (" (the checkpoint holds no rngtrk stream table under this key: dcp.load skipped it)" if unread else "")
-    return (f"RNGState: the checkpoint lacks streams this layout holds{why}; nothing was changed:\n"
-            + "\n".join(lines)
-            + "\nThey belong to ranks the saving job did not have (a new tensor- or expert-parallel rank, a new "
-              "rank's generator). RNGState(on_missing='fresh') starts them at offset 0 from their seeds; "
-              "RNGState(generator=False) leaves the generators out.")
+    text = ""
+    if lines:
+        text = (f"RNGState: the checkpoint lacks streams this layout holds{why}; nothing was changed:\n"
+                + "\n".join(lines)
+                + "\nThey belong to ranks the saving job did not have (a new tensor- or expert-parallel rank, a new "
+                  "rank's generator). RNGState(on_missing='fresh') starts them at offset 0 from their seeds; "
+                  "RNGState(generator=False) leaves the generators out.")
+    if lacking:
+        text += ("\n" if text else "") + (
+            "RNGState(process=True): the checkpoint lacks the process generators of keys this layout has; nothing "
+            "was changed:\n" + "\n".join(lacking)
+            + "\nThey belong to keys the saving job did not have (more ranks than saved). "
+              "RNGState(on_missing='fresh') starts them from states derived from the checkpoint and the key.")
+    return text
 
 
 __all__ = ["RNGState", "Stream", "StreamPositionError", "MissingStreamError", "PeerRankError", "FreshStreamWarning",
-           "DCPUnavailableError", "STREAMS_KEY"]
+           "DroppedStateWarning", "ProcessStateError", "DCPUnavailableError", "STREAMS_KEY", "PROCESS_KEY"]
