@@ -34,7 +34,8 @@ import torch  # noqa: E402
 
 import rngtrk  # noqa: E402
 import rngtrk.torch.megatron as megatron  # noqa: E402
-from rngtrk.torch import _dcp_streams, _dcp_table  # noqa: E402
+from rngtrk.torch import _dcp_process, _dcp_streams, _dcp_table  # noqa: E402
+from rngtrk.torch import _process_generators as generators  # noqa: E402
 from rngtrk.torch._tracker import CHECKPOINT_KEY  # noqa: E402
 
 SEED = 1234
@@ -180,12 +181,45 @@ def one_world(world):
           f"{len(table.entries)} streams (set-up of the simulated group {setup:.1f} s)")
 
 
+def process_world(world):
+    """RNGState(process=True)'s process part on `world` ranks keyed by rank
+    (the default): every rank's Python, NumPy and torch CPU states, all
+    different, gathered into one table; then this rank's load of it."""
+    rank = world // 2 + TP + 1
+    began = time.perf_counter()
+    kinds = [g for g in generators.present() if g[0] != generators.KIND_CUDA]
+    reports = [_dcp_process._report(r, [(k, d, generators.derived(b"bench", str(r).encode(), k, d))
+                                         for k, d in kinds]) for r in range(world)]
+    width = max(len(b) for b in reports)
+    counts = np.array([[0, len(b)] for b in reports], np.int64)
+    payload = np.zeros((world, width), np.uint8)
+    for r, b in enumerate(reports):
+        payload[r, :len(b)] = np.frombuffer(b, np.uint8)
+    setup = time.perf_counter() - began
+    group = SimulatedGroup(world, rank, lambda k: counts[:, :k].copy(), lambda w: payload[:, :w].copy())
+    data = _dcp_process.save_table(None, (), group, rank)
+    received = group.received
+    save_s, save_peak = measured(lambda: _dcp_process.save_table(None, (), group, rank), repeats=2)
+
+    def load():
+        plan, _ = _dcp_process.prepare(data, None, (), rank, unread=False)
+        assert not plan.fresh  # this rank's key is in the table (not a test: a broken bench stops here)
+    load_s, load_peak = measured(load, repeats=2)
+    print(f"W={world:>6}: save {save_s * 1e3:7.1f} ms, received {received / 1e6:7.2f} MB, peak {save_peak / 1e6:6.1f} "
+          f"MB | load {load_s * 1e3:6.1f} ms, peak {load_peak / 1e6:6.1f} MB | table {len(data) / 1e6:.2f} MB, "
+          f"{len(reports[rank])} bytes per key (set-up {setup:.1f} s)")
+
+
 def main():
     torch.set_num_threads(1)
     print(f"bench-dcp: one rank of a W-rank job (tp {TP} x pp {PP} x dp W/{TP * PP}, ep {EP}), simulated in one "
           f"process; best of {REPEATS}; torch {torch.__version__}")
     for world in WORLDS:
         one_world(world)
+    print("process=True, the process part (Python, NumPy, torch CPU per rank; no target: it grows with W, "
+          "docs/pytorch.md):")
+    for world in WORLDS:
+        process_world(world)
 
 
 if __name__ == "__main__":

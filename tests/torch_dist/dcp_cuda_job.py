@@ -16,7 +16,8 @@ it exits 1 if any check failed, 2 if it cannot run (no CUDA device).
         draws on (the uninterrupted continuation); also a graph-safe
         tracker (use_cudagraphable_rng=True) saved the same way.
   load2 2 ranks, tp=2: every stream and the CUDA generator continue bit for
-        bit; the graph-safe tracker too, its live generators kept.
+        bit; the graph-safe tracker too, its live generators kept; with
+        process=True, torch's CPU generator and Python's as well.
   load1 1 rank, tp=1: every stream it holds existed (rank 0's).
   load3 3 ranks, tp=3: rank 2's model- and expert-parallel streams are
         new: on_missing="raise" fails on all 3 ranks with nothing changed
@@ -32,6 +33,7 @@ this script's plumbing, not of CUDA.
 """
 import argparse
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -95,6 +97,9 @@ def rank_main(args):
     def steps(tracker):
         return [step(tracker) for _ in range(AFTER)]
 
+    def process_draws():
+        return {"torch-cpu": torch.rand(4), "python": torch.tensor([random.random() for _ in range(2)])}
+
     def equal(a, b, names=None):
         return all(torch.equal(x[n], y[n]) for x, y in zip(a, b) for n in (names or x))
 
@@ -113,6 +118,12 @@ def rank_main(args):
             steps(tracker)
             dcp.save({"rng": RNGState()}, checkpoint_id=path("graphsafe"))
             record["graphsafe_after"] = steps(tracker)
+        tracker = seed()
+        torch.manual_seed(SEED + rank)  # the process's own generators, per rank (process=True)
+        random.seed(SEED + rank)
+        steps(tracker)
+        dcp.save({"rng": RNGState(process=True)}, checkpoint_id=path("process"))
+        record["process_after"] = (steps(tracker), process_draws())
         torch.save(record, record_file)
         check("saved", True)
     else:
@@ -124,6 +135,14 @@ def rank_main(args):
         dcp.load({"rng": state}, checkpoint_id=path("main"))
         check("every stream and the CUDA generator continue bit for bit",
               equal(steps(tracker), recorded[rank]["after"]) and state.fresh == ())
+    if args.phase == "load2":
+        tracker = seed()
+        torch.manual_seed(0)
+        random.seed(0)
+        dcp.load({"rng": RNGState(process=True)}, checkpoint_id=path("process"))
+        after, process = recorded[rank]["process_after"]
+        check("process=True: every stream, the CUDA generator, torch's CPU generator and Python's continue",
+              equal(steps(tracker), after) and equal([process_draws()], [process]))
     if args.phase == "load2" and cuda:
         tracker = seed(graph_safe=True)
         live = {name: id(g) for name, g in tracker.states_.items()}

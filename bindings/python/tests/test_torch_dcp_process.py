@@ -23,6 +23,7 @@ os.environ["RNGTRK_DEBUG"] = "1"
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 np = pytest.importorskip("numpy", reason="NumPy is not installed here (tools/install-deps.sh)")
 import rngtrk  # noqa: E402
+import rngtrk.torch  # noqa: E402
 from rngtrk.torch import _process_generators as generators  # noqa: E402
 from rngtrk.torch import _process_table as table_format  # noqa: E402
 
@@ -84,6 +85,19 @@ def test_every_process_generator_continues_exactly(fresh_torch_trackers, tmp_pat
     assert process_states() == saved and tracker.state_dict() == saved_tracker
     assert state.fresh_process == () and state.fresh == ()
     assert [process_draws() for _ in range(3)] == expected
+
+
+@needs_dcp
+def test_a_process_checkpoint_loads_without_process_and_leaves_the_generators(fresh_torch_trackers, tmp_path):
+    tracker = seeded(fresh_torch_trackers)
+    dcp.save({"rng": rdcp.RNGState(process=True)}, checkpoint_id=str(tmp_path))
+    saved_tracker = tracker.state_dict()
+    with tracker.fork():
+        rngtrk.torch.rand(5)
+    seed_process(5)
+    before = process_states()
+    dcp.load({"rng": rdcp.RNGState()}, checkpoint_id=str(tmp_path))
+    assert tracker.state_dict() == saved_tracker and process_states() == before
 
 
 @needs_dcp

@@ -19,6 +19,7 @@ torch's CPU generator is read and written through torch's own functions,
 not the torch.get_rng_state() that rngtrk.torch extends
 (rngtrk.torch._rng_state_hook), so the bytes are torch's alone.
 """
+import functools
 import hashlib
 import random
 import struct
@@ -33,6 +34,11 @@ KIND_PYTHON, KIND_NUMPY, KIND_TORCH_CPU, KIND_CUDA = 1, 2, 3, 4
 KIND_NAMES = {KIND_PYTHON: "python", KIND_NUMPY: "numpy", KIND_TORCH_CPU: "torch-cpu", KIND_CUDA: "cuda"}
 
 _PYTHON = struct.Struct("<I625IBd")
+
+
+def _python_fields(data):
+    """(version, index, has_gauss) of a Python state, without the words."""
+    return struct.unpack_from("<I", data, 0)[0], struct.unpack_from("<I", data, 4 + 624 * 4)[0], data[4 + 625 * 4]
 _NUMPY = struct.Struct("<624IIId")
 _CUDA_BYTES = 16
 
@@ -78,11 +84,17 @@ def read(kind, device):
     raise ValueError(f"unknown generator kind {kind}")
 
 
+@functools.lru_cache(maxsize=1)
+def _sizes():
+    """{kind: the length of its state here} (torch's CPU state: this torch's)."""
+    return {KIND_PYTHON: _PYTHON.size, KIND_NUMPY: _NUMPY.size, KIND_CUDA: _CUDA_BYTES,
+            KIND_TORCH_CPU: torch.default_generator.get_state().numel()}
+
+
 def check(kind, device, data, where):
     """CorruptCheckpointError naming `where` unless `data` is a state of
     that kind's layout (torch's CPU bytes: as long as this torch's)."""
-    sizes = {KIND_PYTHON: _PYTHON.size, KIND_NUMPY: _NUMPY.size, KIND_CUDA: _CUDA_BYTES,
-             KIND_TORCH_CPU: torch_get_rng_state().numel()}
+    sizes = _sizes()
     if kind not in sizes:
         raise CorruptCheckpointError(f"{where}: unknown generator kind {kind}")
     if kind != KIND_CUDA and device != 0:
@@ -91,12 +103,12 @@ def check(kind, device, data, where):
         raise CorruptCheckpointError(f"{where}: a {name(kind, device)} state is {sizes[kind]} bytes here, not "
                                      f"{len(data)}")
     if kind == KIND_PYTHON:
-        version, *words, has_gauss, _ = _PYTHON.unpack(data)
-        if version != 3 or has_gauss > 1 or words[-1] > 624:
+        version, index, has_gauss = _python_fields(data)
+        if version != 3 or has_gauss > 1 or index > 624:
             raise CorruptCheckpointError(f"{where}: not a state of Python's random (version {version}, index "
-                                         f"{words[-1]})")
+                                         f"{index})")
     elif kind == KIND_NUMPY:
-        *_, pos, has_gauss, _ = _NUMPY.unpack(data)
+        pos, has_gauss = struct.unpack_from("<II", data, 624 * 4)
         if pos > 624 or has_gauss > 1:
             raise CorruptCheckpointError(f"{where}: not a state of NumPy's MT19937 (pos {pos})")
     elif kind == KIND_CUDA and struct.unpack_from("<Q", data, 8)[0] % 4:

@@ -9,6 +9,8 @@ torch.distributed.checkpoint (DCP) checkpoint, and a resume on any layout
     # later, on any number of ranks, after seeding the process tracker for
     # the new ranks (model_parallel_cuda_manual_seed):
     dcp.load({"model": model.state_dict(), "rng": RNGState()}, checkpoint_id=path)
+    # the whole process: Python's, NumPy's, torch's CPU and CUDA generators too
+    dcp.save({..., "rng": RNGState(process=True)}, checkpoint_id=path)
 
 Why not {"rng": tracker.state_dict()}: DCP writes a value that every rank
 holds under one key once, from one rank, so one rank's RNG comes back on
@@ -356,10 +358,9 @@ def _process_tracker(with_generator):
     if not holding:
         known = {id(t) for _, t in candidates}
         others = lambda: [(repr(t), t) for t in dropin_trackers() if id(t) not in known and len(t.tracker)]  # noqa: E731
+        if others():  # a tracker dropped in a reference cycle lives on until the collector runs: not the job's
+            gc.collect()  # (with no reference to them held here)
         holding = others()
-        if holding:  # a tracker dropped in a reference cycle lives on until the collector runs: not the job's
-            gc.collect()
-            holding = others()
     if len(holding) == 1:
         return holding[0][1]
     if holding:
