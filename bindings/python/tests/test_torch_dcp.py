@@ -368,6 +368,22 @@ def test_without_tracker_the_one_drop_in_holding_streams_is_found(fresh_torch_tr
 
 
 @needs_dcp
+def test_without_tracker_a_dropped_tracker_in_a_reference_cycle_is_not_the_jobs(fresh_torch_trackers):
+    """Megatron's force_reset drops the old process tracker; one caught in
+    a reference cycle lives on until the collector runs, and is not taken
+    for a second tracker of the job."""
+    m = fresh_torch_trackers
+    dropped = m.CudaRNGStatesTracker()
+    dropped.add("old-rng", 11)
+    dropped.cycle = dropped
+    del dropped
+    mine = m.CudaRNGStatesTracker()
+    mine.add("model-parallel-rng", 4321)
+    table = table_format.decode(rdcp.RNGState(generator=False).state_dict()[rdcp.STREAMS_KEY])
+    assert [(e.name, e.seed) for e in table.entries] == [("model-parallel-rng", 4321)]
+
+
+@needs_dcp
 def test_without_tracker_two_trackers_with_streams_or_none_are_refused(fresh_torch_trackers):
     m = fresh_torch_trackers
     with pytest.raises(rngtrk.InvalidArgumentError, match=r"nothing to save.*RNGState\(tracker=\.\.\.\)"):
