@@ -132,14 +132,9 @@ def _snapshot(tracker):
     return _Snapshot(named, tracker.generator_state(), None, tuple(tracker._open), _position(tracker))
 
 
-def dropin_trackers():
-    """Every drop-in tracker of this process still alive."""
-    return list(_followed)
-
-
 def _every_tracker():
     """The followed drop-ins and the open plain trackers not inside one."""
-    dropins = dropin_trackers()
+    dropins = list(_followed)
     inner = {id(d.tracker) for d in dropins}
     return dropins + [t for t in list(OPEN_TRACKERS) if id(t) not in inner]
 

@@ -33,7 +33,6 @@ whichever rank it picks.  load_state_dict() matches this rank's streams
 against it, decides with two more all_gathers whether the load can go ahead
 on every rank, and only then changes the tracker.
 """
-import gc
 import os
 import sys
 import warnings
@@ -104,13 +103,13 @@ class RNGState:
     """A DCP Stateful for a drop-in tracker's streams (module text).
 
     tracker: a drop-in tracker (rngtrk.torch.megatron's, .te's or
-    .slapo's); None (the default): the tracker this process uses, looked up
-    at each call (_process_tracker): Megatron-LM's process tracker (which
+    .slapo's); None (the default): the process tracker this process uses,
+    looked up at each call (_process_tracker): Megatron-LM's (which
     TransformerEngine's get_rng_state_tracker() also returns) or slapo's,
-    whichever holds named states, else the one other drop-in tracker that
-    does; two holding some, or none with generator=False, are refused
-    (InvalidArgumentError naming tracker=); none with generator=True saves
-    the generator of Megatron's process tracker.
+    whichever holds named states; both holding some, or neither with
+    generator=False, are refused (InvalidArgumentError naming tracker=);
+    neither with generator=True saves the generator of Megatron's process
+    tracker.  A tracker the job made itself is given here, never guessed.
     on_missing: what a load does with a stream this rank holds that the
     checkpoint lacks: "raise" (MissingStreamError on every rank, nothing
     changed) or "fresh" (it starts at offset 0 from its seed; a
@@ -334,15 +333,15 @@ def _called_by_dcp():
     return False
 
 
-# Where RNGState() without tracker= finds the tracker: the process trackers
-# first (Megatron-LM's, which TransformerEngine's get_rng_state_tracker
+# Where RNGState() without tracker= finds the tracker: among the process
+# trackers (Megatron-LM's, which TransformerEngine's get_rng_state_tracker
 # also returns, once created; slapo's once rngtrk.torch.slapo is imported),
-# then any other drop-in tracker alive.  It takes the one that holds named
-# states; two that hold some, or none with generator=False, are refused:
-# never a save that silently leaves a job's streams out.
+# the one that holds named states.  Both holding some, or neither with
+# generator=False, are refused: never a save that silently leaves a job's
+# streams out.  A tracker the job made itself is never guessed at (which
+# trackers are still alive depends on the collector): it is given.
 def _process_tracker(with_generator):
     from . import megatron
-    from ._rng_state_hook import dropin_trackers
     candidates = []
     if megatron._home.get("_CUDA_RNG_STATE_TRACKER_INITIALIZED"):
         candidates.append(("rngtrk.torch.megatron's process tracker (also .te's)",
@@ -355,21 +354,14 @@ def _process_tracker(with_generator):
             raise TypeError(f"RNGState: {label} is a {type(tracker).__name__}, not one of rngtrk's "
                             "(rngtrk.torch.megatron.install() puts rngtrk's in Megatron-LM); give RNGState(tracker=...)")
     holding = [(label, t) for label, t in candidates if len(t.tracker)]
-    if not holding:
-        known = {id(t) for _, t in candidates}
-        others = lambda: [(repr(t), t) for t in dropin_trackers() if id(t) not in known and len(t.tracker)]  # noqa: E731
-        if others():  # a tracker dropped in a reference cycle lives on until the collector runs: not the job's
-            gc.collect()  # (with no reference to them held here)
-        holding = others()
     if len(holding) == 1:
         return holding[0][1]
     if holding:
-        raise invalid("RNGState: more than one tracker of this process holds named states, so which one to save is "
-                      "not known: " + "; ".join(sorted(label for label, _ in holding))
-                      + ". Give RNGState(tracker=...) for each")
+        raise invalid("RNGState: both process trackers hold named states, so which one to save is not known: "
+                      + "; ".join(label for label, _ in holding) + ". Give RNGState(tracker=...) for each")
     if not with_generator:
-        raise invalid("RNGState(generator=False): no tracker of this process holds a named state, so there is "
-                      "nothing to save or restore. Seed the tracker first, or give RNGState(tracker=...)")
+        raise invalid("RNGState(generator=False): no process tracker holds a named state, so there is nothing to "
+                      "save or restore. Seed it first, or give the tracker the job uses: RNGState(tracker=...)")
     return megatron.get_cuda_rng_tracker()  # only the generator: the process tracker's, created as Megatron does
 
 
