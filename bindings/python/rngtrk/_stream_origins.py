@@ -15,8 +15,8 @@ that of stage 0 and expert rank 1).
 
 Which coordinates a seed depends on is the library's rule
 (core/seed_policy.cpp).  It is learnt here as `rngtrk seeds` learns it
-(docs/distributed.md): by seeding probe ranks that differ from the origin in
-one coordinate and seeing which seeds move.  Nothing here restates a formula.
+(docs/distributed.md): by seeding probe ranks that differ in one coordinate
+and seeing which seeds move (_depends).  Nothing here restates a formula.
 """
 import functools
 from collections import namedtuple
@@ -32,7 +32,6 @@ from .tracker import Tracker
 # same streams (docs/distributed.md).
 AXES = ("tp", "pp", "dp", "ep", "etp", "gtp_remat", "egtp_remat")
 _GROUP_SIZE = {"gtp_remat": "gtp_remat_size", "egtp_remat": "egtp_remat_size"}
-_U32_MAX = 0xFFFFFFFF
 
 # A state's stream origin.  policy: the rngtrk_seed_policy value; flags: the
 # RNGTRK_SEED_* bits; seed: the policy's base seed; depends: bit i set when
@@ -60,24 +59,30 @@ def _seeds(origin, **changed):
     return seeds
 
 
-def _moved_seeds(axis, value, origin):
-    """_seeds() at another valid value of the coordinate `axis`, or None
-    where no other value seeds: a remat axis without its group (no state
-    depends on it), or a base seed so near 2^64 that the policy's seeds
-    overflow at both neighbours of `value`.  Then no rank of any job with
-    this base seed can have another value of `axis`, so which states
-    depend on it tells no two ranks apart and is left out."""
-    size = _GROUP_SIZE.get(axis)
-    if size is not None:
-        size = getattr(origin, size)
-        return None if size < 2 else _seeds(origin, **{axis: (value + 1) % size})
-    for moved in (value + 1, value - 1):
-        if 0 <= moved <= _U32_MAX:
-            try:
-                return _seeds(origin, **{axis: moved})
-            except InvalidArgumentError:  # the policy's seed passes 2^64 - 1 there
-                continue
-    return None
+def _depends(origin):
+    """{name: the bits of the coordinates its seed depends on}, learnt at the
+    first rank, every coordinate 0 (the remat group sizes kept), by moving
+    one coordinate to 1: the same answer on every rank of a job, whatever
+    its own coordinates.  Where even that seed passes 2^64 - 1 (a base seed
+    within a few thousand of it), no rank of any job with that base seed
+    has another value there (the policies' seeds only grow with a
+    coordinate), so no state is recorded as depending on it.  A remat axis
+    without its group (size below 2) is off."""
+    zero = dict.fromkeys(AXES, 0)
+    at_zero = _seeds(origin, **zero)
+    depends = dict.fromkeys(at_zero, 0)
+    for index, axis in enumerate(AXES):
+        size = _GROUP_SIZE.get(axis)
+        if size is not None and getattr(origin, size) < 2:
+            continue
+        try:
+            moved = _seeds(origin, **dict(zero, **{axis: 1}))
+        except InvalidArgumentError:  # the policy's seed passes 2^64 - 1 there
+            continue
+        for name, seed in moved.items():
+            if name in depends and seed != at_zero[name]:
+                depends[name] |= 1 << index
+    return depends
 
 
 @functools.lru_cache(maxsize=64)
@@ -85,14 +90,7 @@ def stream_origins(origin):
     """{name: (seed, StreamOrigin)} for every state the rngtrk.Origin
     `origin` seeds, the default state under DEFAULT."""
     at_origin = _seeds(origin)
-    depends = dict.fromkeys(at_origin, 0)
-    for index, axis in enumerate(AXES):
-        moved = _moved_seeds(axis, getattr(origin, axis), origin)
-        if moved is None:
-            continue
-        for name, seed in moved.items():
-            if name in depends and seed != at_origin[name]:
-                depends[name] |= 1 << index
+    depends = _depends(origin)
     policy, flags = POLICIES[origin.policy], _flag_bits(origin.flags)
     return {name: (seed, StreamOrigin(policy, flags, origin.seed, depends[name],
                                       tuple(getattr(origin, axis) if depends[name] >> i & 1 else 0

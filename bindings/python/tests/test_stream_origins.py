@@ -100,3 +100,15 @@ def test_seeds_near_2_to_the_64_have_origins(seed, rank, depends):
     assert {name: origin.depends for name, (_, origin) in found.items() if name is not DEFAULT} == depends
     with pytest.raises(rngtrk.InvalidArgumentError, match="past 2\\^64 - 1"):  # the step up is past the end
         origin_of(seed=seed, pp=1)
+
+
+def test_what_a_seed_depends_on_is_the_same_on_every_rank_near_2_to_the_64():
+    """Learnt at the first rank, not at the rank's own coordinates: at base
+    seed 2^64 - 2820, stage 0's tensor-parallel rank 5 cannot step to stage
+    1 (its seed would pass 2^64 - 1) while rank 0 can, and both must still
+    key the data-parallel stream they share alike."""
+    seed = 2 ** 64 - 2820
+    low, high = (stream_origins(origin_of(seed=seed, tp=tp)) for tp in (0, 5))
+    for name in ("data-parallel-rng", DEFAULT):
+        assert low[name] == high[name] and low[name][1].depends == PP
+    assert (low["model-parallel-rng"][1].depends, high["model-parallel-rng"][1].depends) == (TP | PP, TP | PP)

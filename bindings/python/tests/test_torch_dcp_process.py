@@ -162,6 +162,29 @@ def test_a_checkpoint_cut_short_changes_nothing(fresh_torch_trackers, tmp_path):
 
 
 @needs_dcp
+def test_a_state_the_generator_refuses_changes_nothing(fresh_torch_trackers):
+    """A table with a well-formed, CRC-valid torch CPU state that torch's
+    generator refuses (all zeros): refused before any generator or the
+    tracker is written."""
+    tracker = seeded(fresh_torch_trackers)
+    state = rdcp.RNGState(process=True)
+    saved = state.state_dict()
+    table = table_format.decode(saved[rdcp.PROCESS_KEY])
+    (entry,) = table.entries
+    bad = tuple((k, d, bytes(len(s)) if k == generators.KIND_TORCH_CPU else s) for k, d, s in entry.generators)
+    damaged = table_format.encode(table_format.Table(1, (entry._replace(generators=bad),)))
+    with tracker.fork():
+        rngtrk.torch.rand(3)
+    seed_process(3)
+    before, before_tracker = process_states(), tracker.state_dict()
+    with pytest.raises(rngtrk.CorruptCheckpointError, match="torch-cpu refuses the state"):
+        state.load_state_dict({rdcp.STREAMS_KEY: saved[rdcp.STREAMS_KEY], rdcp.PROCESS_KEY: damaged})
+    with pytest.raises(rngtrk.InvalidArgumentError, match="is None"):
+        state.load_state_dict({rdcp.STREAMS_KEY: saved[rdcp.STREAMS_KEY], rdcp.PROCESS_KEY: None})
+    assert process_states() == before and tracker.state_dict() == before_tracker
+
+
+@needs_dcp
 def test_bad_keys_and_arguments_are_refused(fresh_torch_trackers):
     seeded(fresh_torch_trackers)
     with pytest.raises(TypeError, match="process is a bool"):
@@ -208,7 +231,7 @@ def a_python_state(seed):
 
 
 def test_table_bytes_are_the_documented_layout():
-    states = [(generators.KIND_PYTHON, 0, a_python_state(1)), (generators.KIND_CUDA, 1, struct.pack("<QQ", 5, 8))]
+    states = [(generators.KIND_PYTHON, 0, a_python_state(1)), (generators.KIND_CUDA, 0, struct.pack("<QQ", 5, 8))]
     table = table_format.Table(4, (table_format.Entry(1, 1, 2, tuple(states)),
                                    table_format.Entry("dp-0", 0, 1, tuple(states[:1]))))
     data = table_format.encode(table)
@@ -225,7 +248,9 @@ def test_table_bytes_are_the_documented_layout():
     ([(1, 0, 1, [(generators.KIND_CUDA, 0, struct.pack("<QQ", 1, 6))])], "multiple of 4"),
     ([(1, 0, 1, [(9, 0, b"")])], "unknown generator kind 9"),
     ([(1, 0, 1, [(generators.KIND_PYTHON, 2, a_python_state(1))])], "device 0"),
-    ([(1, 0, 1, [(generators.KIND_CUDA, 1, b"\0" * 16), (generators.KIND_CUDA, 0, b"\0" * 16)])], "out of order"),
+    ([(1, 0, 1, [(generators.KIND_CUDA, 0, b"\0" * 16), (generators.KIND_PYTHON, 0, a_python_state(1))])],
+     "out of order"),
+    ([(1, 0, 1, [(generators.KIND_CUDA, 1, b"\0" * 16)])], "device 0"),
 ])
 def test_a_table_breaking_a_rule_is_refused(entries, problem):
     with pytest.raises(rngtrk.CorruptCheckpointError, match=problem):
@@ -253,8 +278,8 @@ def test_derived_states_are_the_documented_seeding():
                                                       generators.derived(origin, key, generators.KIND_PYTHON, 0))
     mine.setstate((version, tuple(words), gauss if has_gauss else None))
     assert mine.random() == expected.random()
-    digest = hashlib.sha256(origin + b"\0" + key + b"\0" + b"cuda:2").digest()
-    assert generators.derived(origin, key, generators.KIND_CUDA, 2) == digest[:8] + bytes(8)
+    digest = hashlib.sha256(origin + b"\0" + key + b"\0" + b"cuda").digest()
+    assert generators.derived(origin, key, generators.KIND_CUDA, 0) == digest[:8] + bytes(8)
     digest = hashlib.sha256(origin + b"\0" + key + b"\0" + b"numpy").digest()
     words = struct.unpack("<624IIId", generators.derived(origin, key, generators.KIND_NUMPY, 0))
     state = np.random.RandomState(np.frombuffer(digest, dtype="<u4")).get_state()

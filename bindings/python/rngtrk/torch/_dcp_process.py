@@ -59,16 +59,16 @@ def _from_report(data):
     return key, states
 
 
-def save_table(key_of, without_cuda, gather, rank):
+def save_table(key_of, cuda_carried, gather, rank):
     """The process table's bytes, the same on every rank of the group:
-    this rank's generators (all but the CUDA devices in `without_cuda`,
-    which a tracker carries) under its key, gathered with every rank's.
+    this rank's generators (the CUDA one unless `cuda_carried`: a tracker
+    carries it) under its key, gathered with every rank's.
     ProcessStateError on every rank when replicas differ; an error reading
     them is raised here and PeerRankError on the others."""
     report = error = None
     try:
         key = rank_key(key_of, rank)
-        report = _report(key, [(k, d, generators.read(k, d)) for k, d in generators.present(without_cuda)])
+        report = _report(key, [(k, d, generators.read(k, d)) for k, d in generators.present(cuda_carried)])
     except Exception as e:  # reported to every rank first, then raised here
         error = e
     reports = gather_reports(gather, rank, report, error, "save")
@@ -93,14 +93,18 @@ def _check_replicas(by_key):
         count += 1
         if len(lines) >= LISTED:
             continue
-        names = set()
+        names, partial = set(), set()
         variants = [dict(((k, d), s) for k, d, s in states) for states in distinct]
         for generator in set().union(*variants):
             if len({v.get(generator) for v in variants}) > 1:
                 names.add(generator)
+            if any(generator not in v for v in variants):
+                partial.add(generator)
         groups = "; ".join(ranks_text(ranks) for ranks in distinct.values())
+        held = (f" ({', '.join(generators.name(*g) for g in sorted(partial))} held by only some of them)"
+                if partial else "")
         lines.append(f"  {_key_text(key)}: {', '.join(generators.name(*g) for g in sorted(names))} differ between "
-                     f"{groups}")
+                     f"{groups}{held}")
     if count:
         if count > len(lines):
             lines.append(f"  and {count - len(lines)} more keys")
@@ -119,7 +123,7 @@ def _check_replicas(by_key):
 Plan = namedtuple("Plan", "writes fresh unused key")
 
 
-def prepare(data, key_of, without_cuda, rank, unread):
+def prepare(data, key_of, cuda_carried, rank, unread):
     """This rank's Plan from the process table's bytes `data` (None: the
     checkpoint had no process part, or DCP left it unread: `unread`),
     changing nothing.  Missing generators get derived states (used only
@@ -134,7 +138,7 @@ def prepare(data, key_of, without_cuda, rank, unread):
     origin = hashlib.sha256(data).digest()
     entry = table.by_key().get(key)
     saved = {} if entry is None else {(k, d): s for k, d, s in entry.generators}
-    now = generators.present(without_cuda)
+    now = generators.present(cuda_carried)
     lacking = [g for g in saved if g not in now and g[0] != generators.KIND_CUDA]
     if lacking:
         raise ProcessStateError(
@@ -145,6 +149,7 @@ def prepare(data, key_of, without_cuda, rank, unread):
     writes, fresh = [], []
     for g in now:
         if g in saved:
+            generators.validate(*g, saved[g], f"DCP process table: {_key_text(key)}")  # before any write, anywhere
             writes.append((*g, saved[g]))
         else:
             fresh.append(g)

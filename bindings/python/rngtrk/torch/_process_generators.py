@@ -1,19 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0
 """The process's own generators, for RNGState(process=True): Python's
 `random`, NumPy's global generator (when NumPy imports), torch's CPU
-generator and each CUDA device's default generator — what training stacks
-seed per rank and save per rank (Accelerate's random_states_{i}.pkl,
+generator and the current CUDA device's default generator — what training
+stacks seed per rank and save per rank (Accelerate's random_states_{i}.pkl,
 Megatron-LM's rng_state) — read, written, and derived afresh, as bytes.
 
-A generator is (kind, device): device is the CUDA device index for KIND_CUDA
-and 0 otherwise.  Its state is bytes in the layout of the process table
-(docs/checkpoint-format.md, "The DCP process table"):
+A generator is (kind, device); device is 0 for every kind (the field is kept
+in the table's layout for later kinds).  The CUDA generator is the current
+device's, as in Megatron-LM's rng_state: a rank draws on its own device,
+and replicas on other local devices (every rank sees every GPU of its node)
+hold the same kind of state.  Its state is bytes in the layout of the
+process table (docs/checkpoint-format.md, "The DCP process table"):
 
   python     u32 version (3), 625 u32 (Mersenne Twister words and index),
-             u8 has_gauss, f64 gauss_next                       (2514 bytes)
-  numpy      624 u32 words, u32 pos, u32 has_gauss, f64 gauss   (2516 bytes)
-  torch-cpu  torch.get_rng_state()'s bytes, as torch lays them out
-  cuda       torch.cuda.get_rng_state(device)'s 16 bytes (seed, offset)
+             u8 has_gauss, f64 gauss_next                       (2513 bytes)
+  numpy      624 u32 words, u32 pos, u32 has_gauss, f64 gauss   (2512 bytes)
+  torch-cpu  torch's own CPU generator state, as torch lays it out
+  cuda       torch.cuda.get_rng_state()'s 16 bytes (seed, offset)
 
 torch's CPU generator is read and written through torch's own functions,
 not the torch.get_rng_state() that rngtrk.torch extends
@@ -44,8 +47,8 @@ _CUDA_BYTES = 16
 
 
 def name(kind, device):
-    """"python", "numpy", "torch-cpu" or "cuda:N"."""
-    return f"cuda:{device}" if kind == KIND_CUDA else KIND_NAMES.get(kind, f"kind {kind}")
+    """"python", "numpy", "torch-cpu" or "cuda"."""
+    return KIND_NAMES.get(kind, f"kind {kind}") if device == 0 else f"kind {kind} device {device}"
 
 
 def _numpy():
@@ -56,16 +59,16 @@ def _numpy():
     return numpy
 
 
-def present(without_cuda_devices=()):
+def present(cuda_carried=False):
     """[(kind, device)] of this process's generators: Python's, NumPy's
-    when it imports, torch's CPU generator, and each CUDA device's but
-    those in `without_cuda_devices` (a tracker carries them)."""
+    when it imports, torch's CPU generator, and the current CUDA device's
+    unless `cuda_carried` (a tracker carries it)."""
     found = [(KIND_PYTHON, 0)]
     if _numpy() is not None:
         found.append((KIND_NUMPY, 0))
     found.append((KIND_TORCH_CPU, 0))
-    if cuda_ready():
-        found += [(KIND_CUDA, d) for d in range(torch.cuda.device_count()) if d not in without_cuda_devices]
+    if cuda_ready() and not cuda_carried:
+        found.append((KIND_CUDA, 0))
     return found
 
 
@@ -80,7 +83,7 @@ def read(kind, device):
     if kind == KIND_TORCH_CPU:
         return torch_get_rng_state().numpy().tobytes()
     if kind == KIND_CUDA:
-        return torch.cuda.get_rng_state(device).numpy().tobytes()
+        return torch.cuda.get_rng_state().numpy().tobytes()
     raise ValueError(f"unknown generator kind {kind}")
 
 
@@ -97,7 +100,7 @@ def check(kind, device, data, where):
     sizes = _sizes()
     if kind not in sizes:
         raise CorruptCheckpointError(f"{where}: unknown generator kind {kind}")
-    if kind != KIND_CUDA and device != 0:
+    if device != 0:
         raise CorruptCheckpointError(f"{where}: {name(kind, 0)} has device 0, not {device}")
     if len(data) != sizes[kind]:
         raise CorruptCheckpointError(f"{where}: a {name(kind, device)} state is {sizes[kind]} bytes here, not "
@@ -127,18 +130,39 @@ def write(kind, device, data):
     elif kind == KIND_TORCH_CPU:
         torch_set_rng_state(torch.frombuffer(bytearray(data), dtype=torch.uint8))
     elif kind == KIND_CUDA:
-        torch.cuda.set_rng_state(torch.frombuffer(bytearray(data), dtype=torch.uint8), device)
+        torch.cuda.set_rng_state(torch.frombuffer(bytearray(data), dtype=torch.uint8))
+
+
+def validate(kind, device, data, where):
+    """CorruptCheckpointError naming `where` unless the generator's own
+    setter takes `data`, tried on a scratch generator (torch's CPU
+    generator refuses a Mersenne Twister state that check() cannot see is
+    wrong): what a load does for every state before it writes any."""
+    check(kind, device, data, where)
+    try:
+        if kind == KIND_PYTHON:
+            version, *words, has_gauss, gauss = _PYTHON.unpack(data)
+            random.Random().setstate((version, tuple(words), gauss if has_gauss else None))
+        elif kind == KIND_NUMPY:
+            *words, pos, has_gauss, gauss = _NUMPY.unpack(data)
+            numpy = _numpy()
+            numpy.random.RandomState().set_state(("MT19937", numpy.array(words, dtype=numpy.uint32), pos,
+                                                   has_gauss, gauss))
+        elif kind == KIND_TORCH_CPU:
+            torch.Generator().set_state(torch.frombuffer(bytearray(data), dtype=torch.uint8))
+    except (ValueError, TypeError, RuntimeError) as e:
+        raise CorruptCheckpointError(f"{where}: {name(kind, device)} refuses the state ({e})") from None
 
 
 def derived(origin, key, kind, device):
     """The state a generator the checkpoint lacks starts from with
     on_missing="fresh": seeded from SHA-256(origin, the key's bytes, the
-    generator's name) — origin being the SHA-256 of the process table
+    generator's name, "python", "numpy", "torch-cpu" or "cuda") — origin being the SHA-256 of the process table
     read, so the same on every rank — never from an unseeded default, and
     another key or generator gives another seed.  Python's random takes
     the whole digest as its integer seed, NumPy its eight 32-bit words
     (little-endian) as the seed array, torch's CPU generator and a CUDA
-    device its first 8 bytes as a u64 seed (a CUDA state at offset 0).
+    generator its first 8 bytes as a u64 seed (a CUDA state at offset 0).
     Returns the state as bytes, in read()'s layout."""
     digest = hashlib.sha256(origin + b"\0" + key + b"\0" + name(kind, device).encode()).digest()
     seed64 = int.from_bytes(digest[:8], "little")

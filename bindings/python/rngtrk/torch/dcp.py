@@ -123,9 +123,9 @@ class RNGState:
     the default group).
     process: also save and restore the process's own generators, per key
     (rngtrk.torch._dcp_process): Python's random, NumPy's global generator
-    (when NumPy imports), torch's CPU generator and each CUDA device's
-    default generator that the tracker does not carry (with generator=True
-    it carries the current device's).  A rank whose key the checkpoint holds
+    (when NumPy imports), torch's CPU generator and the current CUDA
+    device's default generator unless the tracker carries it
+    (generator=True does).  A rank whose key the checkpoint holds
     continues each; any other follows on_missing ("fresh": states derived
     from the checkpoint and the key, _process_generators.derived); keys no
     rank takes are named in one DroppedStateWarning.
@@ -137,7 +137,7 @@ class RNGState:
     `fresh`: the streams of this rank that the last load started at offset
     0 (a tuple of Stream; empty when every stream was in the checkpoint).
     `fresh_process`: the names of this rank's process generators the last
-    load started fresh ("python", "numpy", "torch-cpu", "cuda:N")."""
+    load started fresh ("python", "numpy", "torch-cpu", "cuda")."""
 
     def __init__(self, tracker=None, *, on_missing="raise", generator=True, process_group=None, process=False,
                  key=None):
@@ -264,9 +264,9 @@ class RNGState:
         return None if data is None else _dcp_table.decode(data)
 
     def _cuda_carried(self):
-        """The CUDA devices whose default generator the tracker carries
-        (generator=True with CUDA: the current device's)."""
-        return (torch.cuda.current_device(),) if self.generator and cuda_ready() else ()
+        """Whether the tracker carries the current CUDA device's generator
+        (generator=True with CUDA)."""
+        return self.generator and cuda_ready()
 
     def _prepare(self, tracker, table, rank):
         """(the tracker's checkpoint bytes with every stream at its new
@@ -279,8 +279,13 @@ def _value_of(state_dict, key, returned):
     handed back the very object state_dict() returned (see _table_of), or
     the key is not there at all (a process part asked of a state dict
     without one)."""
-    data = state_dict.get(key)
-    if data is None or (data is returned and _called_by_dcp()):
+    if key not in state_dict:
+        return None
+    data = state_dict[key]
+    if data is None:
+        raise invalid(f"RNGState.load_state_dict: the value under {key!r} is None, not the bytes "
+                      "RNGState.state_dict() returns")
+    if data is returned and _called_by_dcp():
         return None
     if isinstance(data, torch.Tensor):
         data = data.detach().cpu().contiguous().numpy().tobytes()
