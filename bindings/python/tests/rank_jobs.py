@@ -43,6 +43,17 @@ def distributed_ok():
     return dist.is_available() and dist.is_gloo_available()
 
 
+def dcp_jobs(tmp_path_factory, label, job, dcp_module):
+    """The module-scoped Jobs of a DCP test file, or a skip saying why
+    (dcp_module: rngtrk.torch.dcp, None where this torch has no DCP)."""
+    import torch
+    if dcp_module is None:
+        pytest.skip(f"this torch ({torch.__version__}) has no torch.distributed.checkpoint (torch >= 2.2)")
+    if not distributed_ok():
+        pytest.skip("this torch has no torch.distributed with gloo")
+    return Jobs(str(tmp_path_factory.mktemp(label)), job)
+
+
 class Jobs:
     """Runs the phases of a rank job (dcp_job.py, process_job.py) once per
     test session, in one folder; each rank saves what it recorded to

@@ -34,7 +34,7 @@ except ImportError as e:  # DCPUnavailableError on a torch without DCP
     rdcp, REFUSAL = None, e
 
 from rngtrk.torch import _dcp_table as table_format  # noqa: E402  (the table's bytes need no DCP)
-from rank_jobs import Jobs, distributed_ok, ok, raised  # noqa: E402
+from rank_jobs import dcp_jobs, ok, raised  # noqa: E402
 
 needs_dcp = pytest.mark.skipif(rdcp is None, reason=f"this torch ({torch.__version__}) has no "
                                                     "torch.distributed.checkpoint with the Stateful protocol "
@@ -547,11 +547,7 @@ def test_a_table_of_another_version_is_refused():
 
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
-    if rdcp is None:
-        pytest.skip(f"this torch ({torch.__version__}) has no torch.distributed.checkpoint (torch >= 2.2)")
-    if not distributed_ok():
-        pytest.skip("this torch has no torch.distributed with gloo")
-    return Jobs(str(tmp_path_factory.mktemp("dcp")), JOB)
+    return dcp_jobs(tmp_path_factory, "dcp", JOB, rdcp)
 
 
 def draws_equal(a, b, names=None):

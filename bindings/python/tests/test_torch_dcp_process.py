@@ -32,7 +32,7 @@ try:
 except ImportError:  # DCPUnavailableError on a torch without DCP (test_torch_dcp.py checks it)
     rdcp = None
 
-from rank_jobs import Jobs, distributed_ok, ok, raised  # noqa: E402
+from rank_jobs import dcp_jobs, ok, raised  # noqa: E402
 
 needs_dcp = pytest.mark.skipif(rdcp is None, reason=f"this torch ({torch.__version__}) has no "
                                                     "torch.distributed.checkpoint with the Stateful protocol "
@@ -292,11 +292,7 @@ def test_derived_states_are_the_documented_seeding():
 
 @pytest.fixture(scope="module")
 def jobs(tmp_path_factory):
-    if rdcp is None:
-        pytest.skip(f"this torch ({torch.__version__}) has no torch.distributed.checkpoint (torch >= 2.2)")
-    if not distributed_ok():
-        pytest.skip("this torch has no torch.distributed with gloo")
-    return Jobs(str(tmp_path_factory.mktemp("process")), os.path.join(HERE, "process_job.py"))
+    return dcp_jobs(tmp_path_factory, "process", os.path.join(HERE, "process_job.py"), rdcp)
 
 
 def draws_equal(a, b):

@@ -94,10 +94,7 @@ def encode(table, check=False):
         name = b"" if e.name is None else e.name.encode("utf-8")
         body.append(_ENTRY_FIXED.pack(e.kind, len(name)) + name
                     + _TAIL_V2.pack(e.rank, e.holders, e.seed, e.offset, *_origin_fields(e.origin)))
-    body = b"".join(body)
-    total = _HEADER.size + len(body) + _CRC.size
-    data = _HEADER.pack(MAGIC, VERSION, total, table.world_size, len(table.entries)) + body
-    data += _CRC.pack(zlib.crc32(data))
+    data = framed(MAGIC, VERSION, table.world_size, len(table.entries), b"".join(body))
     if check:  # a failure is a bug of the caller in this package
         try:
             back = decode(data)
@@ -112,34 +109,59 @@ def _corrupt(message):
     return CorruptCheckpointError(f"DCP stream table: {message}")
 
 
+# The frame both DCP tables share (this one and rngtrk.torch._process_table):
+# the header (magic, format_version, total_length, world_size, a count),
+# the body, and a CRC-32 of everything before it.
+
+def framed(magic, version, world_size, count, body):
+    """A table's bytes: its header, `body` and the CRC-32."""
+    total = _HEADER.size + len(body) + _CRC.size
+    data = _HEADER.pack(magic, version, total, world_size, count) + body
+    return data + _CRC.pack(zlib.crc32(data))
+
+
+def unframed(data, magic, versions, what):
+    """(bytes, version, world_size, count, the end of the body) of `data`
+    (bytes-like) after the frame's checks (docs/checkpoint-format.md):
+    CorruptCheckpointError naming `what` ("stream table"), or
+    UnsupportedVersionError for a version not in `versions`."""
+    def corrupt(message):
+        return CorruptCheckpointError(f"DCP {what}: {message}")
+    try:
+        data = memoryview(data).cast("B").tobytes()
+    except TypeError:
+        raise corrupt(f"expected bytes, got {type(data).__name__}") from None
+    if len(data) < 8 or data[:8] != magic:
+        raise corrupt(f"the magic {magic.decode()} is missing (not a {what})")
+    if len(data) < 12:
+        raise corrupt(f"truncated at {len(data)} bytes")
+    version = struct.unpack_from("<I", data, 8)[0]
+    if version not in versions:
+        raise UnsupportedVersionError(f"DCP {what} format_version {version}; this rngtrk reads "
+                                      f"{' and '.join(map(str, versions))}")
+    if len(data) < _HEADER.size + _CRC.size:
+        raise corrupt(f"truncated at {len(data)} bytes")
+    _, _, total, world_size, count = _HEADER.unpack_from(data, 0)
+    if total != len(data):
+        raise corrupt(f"total_length {total} but {len(data)} bytes given")
+    if _CRC.unpack_from(data, total - _CRC.size)[0] != zlib.crc32(data[:total - _CRC.size]):
+        raise corrupt("CRC-32 mismatch")
+    if world_size == 0:
+        raise corrupt("world_size 0")
+    return data, version, world_size, count, total - _CRC.size
+
+
+HEADER_SIZE = _HEADER.size
+
+
 def decode(data):
     """The Table of `data` (bytes-like), after every check of
     docs/checkpoint-format.md: CorruptCheckpointError or
     UnsupportedVersionError otherwise."""
-    try:
-        data = memoryview(data).cast("B").tobytes()
-    except TypeError:
-        raise _corrupt(f"expected bytes, got {type(data).__name__}") from None
-    if len(data) < 8 or data[:8] != MAGIC:
-        raise _corrupt("the magic RNGTRKDS is missing (not a stream table)")
-    if len(data) < 12:
-        raise _corrupt(f"truncated at {len(data)} bytes")
-    version = struct.unpack_from("<I", data, 8)[0]
-    if version not in VERSIONS:
-        raise UnsupportedVersionError(f"DCP stream table format_version {version}; this rngtrk reads "
-                                      f"{' and '.join(map(str, VERSIONS))}")
-    if len(data) < _HEADER.size + _CRC.size:
-        raise _corrupt(f"truncated at {len(data)} bytes")
-    _, _, total, world_size, count = _HEADER.unpack_from(data, 0)
-    if total != len(data):
-        raise _corrupt(f"total_length {total} but {len(data)} bytes given")
-    if _CRC.unpack_from(data, total - _CRC.size)[0] != zlib.crc32(data[:total - _CRC.size]):
-        raise _corrupt("CRC-32 mismatch")
-    if world_size == 0:
-        raise _corrupt("world_size 0")
+    data, version, world_size, count, end = unframed(data, MAGIC, VERSIONS, "stream table")
     tail = _TAIL_V1 if version == 1 else _TAIL_V2
     entries = []
-    at, end = _HEADER.size, total - _CRC.size
+    at = _HEADER.size
     for index in range(count):
         if at + _ENTRY_FIXED.size > end:
             raise _corrupt(f"entry {index} of {count} runs past the end")

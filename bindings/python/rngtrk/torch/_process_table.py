@@ -12,22 +12,20 @@ The layout is little-endian with a CRC-32, like the stream table
 one reader and writer.  Nothing here needs torch.distributed.
 """
 import struct
-import zlib
 from collections import namedtuple
 
-from ..errors import CorruptCheckpointError, UnsupportedVersionError
+from ..errors import CorruptCheckpointError
 from . import _process_generators as generators
+from ._dcp_table import HEADER_SIZE, framed, unframed  # the frame both DCP tables share
 
 MAGIC = b"RNGTRKPS"
 VERSION = 1
 KEY_INTEGER, KEY_TEXT = 0, 1
 MAX_KEY_TEXT = 1024  # bytes of UTF-8
 
-_HEADER = struct.Struct("<8sIQII")   # magic, format_version, total_length, world_size, key_count
 _KEY = struct.Struct("<BH")          # key kind, key length
 _ENTRY_TAIL = struct.Struct("<III")  # rank, holders, generator_count
 _GENERATOR = struct.Struct("<BII")   # kind, device, state length
-_CRC = struct.Struct("<I")
 
 # One key of the table: key (int or str), the lowest rank that held it and
 # how many did, and its generators: a tuple of (kind, device, state bytes)
@@ -87,10 +85,7 @@ def encode(table):
         raw = struct.pack("<Q", number) if kind == KEY_INTEGER else text
         body.append(_KEY.pack(kind, len(raw)) + raw + _ENTRY_TAIL.pack(e.rank, e.holders, len(e.generators))
                     + encode_generators(e.generators))
-    body = b"".join(body)
-    total = _HEADER.size + len(body) + _CRC.size
-    data = _HEADER.pack(MAGIC, VERSION, total, table.world_size, len(table.entries)) + body
-    return data + _CRC.pack(zlib.crc32(data))
+    return framed(MAGIC, VERSION, table.world_size, len(table.entries), b"".join(body))
 
 
 def _corrupt(message):
@@ -121,27 +116,8 @@ def decode(data):
     """The Table of `data` (bytes-like), after every check of
     docs/checkpoint-format.md: CorruptCheckpointError or
     UnsupportedVersionError otherwise."""
-    try:
-        data = memoryview(data).cast("B").tobytes()
-    except TypeError:
-        raise _corrupt(f"expected bytes, got {type(data).__name__}") from None
-    if len(data) < 8 or data[:8] != MAGIC:
-        raise _corrupt("the magic RNGTRKPS is missing (not a process table)")
-    if len(data) < 12:
-        raise _corrupt(f"truncated at {len(data)} bytes")
-    version = struct.unpack_from("<I", data, 8)[0]
-    if version != VERSION:
-        raise UnsupportedVersionError(f"DCP process table format_version {version}; this rngtrk reads {VERSION}")
-    if len(data) < _HEADER.size + _CRC.size:
-        raise _corrupt(f"truncated at {len(data)} bytes")
-    _, _, total, world_size, count = _HEADER.unpack_from(data, 0)
-    if total != len(data):
-        raise _corrupt(f"total_length {total} but {len(data)} bytes given")
-    if _CRC.unpack_from(data, total - _CRC.size)[0] != zlib.crc32(data[:total - _CRC.size]):
-        raise _corrupt("CRC-32 mismatch")
-    if world_size == 0:
-        raise _corrupt("world_size 0")
-    entries, at, end = [], _HEADER.size, total - _CRC.size
+    data, _, world_size, count, end = unframed(data, MAGIC, (VERSION,), "process table")
+    entries, at = [], HEADER_SIZE
     for index in range(count):
         where = f"entry {index}"
         if at + _KEY.size > end:
