@@ -219,7 +219,10 @@ test-torch-dist:
 # `make test-upstream MEGATRON_LM=<a Megatron-LM checkout> SLAPO=<a slapo
 # checkout>` (either or both): the frameworks' own RNG tests against their
 # random.py, with rngtrk's install(), and (Megatron-LM) with rngtrk's names
-# (tests/upstream/), and our signatures against Megatron's source.  On
+# (tests/upstream/), and our signatures against Megatron's source; and
+# Megatron-LM's own save_checkpoint / load_checkpoint on gloo ranks, on new
+# layouts, under install() (tests/upstream/run_megatron_checkpoints.py;
+# torch 2.2 or later).  On
 # CPU-only torch they run twice: as they are, and with a CPU stand-in of the
 # CUDA generator (tests/upstream/cuda_emulation.py).  MEGATRON_LM names a
 # checkout of main, whose signatures rngtrk.torch.megatron's names follow;
@@ -239,10 +242,12 @@ test-upstream:
 	        bindings/python/tests/test_torch_megatron.py -k upstream_source; \
 	    $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM); \
 	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_megatron_tests.py $(MEGATRON_LM) $$emulate; \
+	    $(PYTHON) tests/upstream/run_megatron_checkpoints.py $(MEGATRON_LM); \
 	fi; \
 	for line in $(MEGATRON_LM_LINES); do \
 	    $(PYTHON) tests/upstream/run_megatron_tests.py $$line; \
 	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_megatron_tests.py $$line $$emulate; \
+	    $(PYTHON) tests/upstream/run_megatron_checkpoints.py $$line; \
 	done; \
 	if [ -n "$(SLAPO)" ]; then \
 	    $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO); \

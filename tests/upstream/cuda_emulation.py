@@ -11,7 +11,8 @@ u64 (torch.cuda.get_rng_state()'s layout), that manual_seed sets to
 and says so.  The functions replaced are the generator's (get/set_rng_state,
 manual_seed[_all], initial_seed, default_generators, _lazy_call) and the
 device queries they need (is_available, device_count, current_device,
-init, is_current_stream_capturing)."""
+init, is_current_stream_capturing), and synchronize, a no-op (no kernel
+ever runs; Megatron-LM's checkpoint writer calls it before a save)."""
 import struct
 
 import torch
@@ -63,6 +64,7 @@ def emulate():
     cuda._lazy_init = lambda: None
     cuda._lazy_call = lambda callable, **kwargs: callable()
     cuda.is_current_stream_capturing = lambda: False
+    cuda.synchronize = lambda device=None: None
     cuda.default_generators = (GENERATOR,)
     cuda.manual_seed = lambda seed: GENERATOR.manual_seed(seed) and None
     cuda.manual_seed_all = cuda.manual_seed

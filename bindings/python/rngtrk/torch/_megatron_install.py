@@ -30,6 +30,12 @@ megatron.bridge.training.initialize, _set_random_seed is wrapped
 records the base seed and the rank's true pipeline and data-parallel ranks
 as the tracker's origin.
 
+In megatron.training.checkpointing, save_checkpoint, generate_state_dict,
+_load_base_checkpoint and load_checkpoint are wrapped
+(_megatron_saved_streams): Megatron's own checkpoints then carry rngtrk's
+stream table, and a load on any layout restores the streams it holds;
+megatron.training.training's bindings of the first and last follow.
+
 uninstall() puts Megatron's classes and functions back; the process tracker
 stays in Megatron's globals, which rngtrk.torch.megatron keeps reading, so
 names bound while installed and Megatron's own still reach one tracker (a
@@ -39,6 +45,7 @@ existed (seeded before Megatron's import) is given the bridged class.
 import sys as _sys
 
 from ._install import Installer, ModulePatch, bridge as _bridge
+from . import _megatron_saved_streams as _saved_streams
 from ._megatron_forms import follow
 from ._megatron_stage_seed import wrap as _wrap_training_seed
 from ._tracker import is_rngtrk_tracker
@@ -55,6 +62,8 @@ PACKAGE = "megatron.core.tensor_parallel"
 TE_EXTENSION = "megatron.core.extensions.transformer_engine"
 TRAINING = "megatron.training.initialize"
 BRIDGE_TRAINING = "megatron.bridge.training.initialize"  # Megatron-Bridge's training setup
+CHECKPOINTING = "megatron.training.checkpointing"  # Megatron-LM's own checkpoints (_megatron_saved_streams)
+TRAINING_LOOP = "megatron.training.training"  # binds save_checkpoint and load_checkpoint at import
 
 # The functions of Megatron's random module that become ours.
 FUNCTIONS = (
@@ -157,6 +166,10 @@ def _training_attributes(module):
     return {"_set_random_seed": _wrap_training_seed(theirs)}
 
 
+def _training_loop_attributes(module):
+    return _saved_streams.rebound_attributes(module, _sys.modules.get(CHECKPOINTING), INSTALLER.originals(CHECKPOINTING))
+
+
 def _installer_random_originals():
     return INSTALLER.originals(RANDOM)
 
@@ -167,13 +180,24 @@ INSTALLER = Installer([
     ModulePatch(TE_EXTENSION, _te_extension_attributes, after=_te_extension_installed),
     ModulePatch(TRAINING, _training_attributes),
     ModulePatch(BRIDGE_TRAINING, _training_attributes),
+    ModulePatch(CHECKPOINTING, _saved_streams.checkpointing_attributes),
+    ModulePatch(TRAINING_LOOP, _training_loop_attributes),
 ])
 
 
-def install():
+def install(*, on_missing=None):
     """Makes every Megatron-LM call site use rngtrk trackers (module text);
     before or after Megatron is imported; a second call does nothing.
-    Returns True if it installed now."""
+    Returns True if it installed now.
+
+    on_missing: what Megatron-LM's load_checkpoint does with a stream this
+    layout holds that the checkpoint's rngtrk stream table lacks (a new
+    tensor- or expert-parallel rank): "raise" (the default:
+    MissingStreamError on every rank, nothing changed) or "fresh" (from
+    offset 0 from its seed, with a warning); given on any call, installed
+    or not, until uninstall() (_megatron_saved_streams)."""
+    if on_missing is not None:
+        _saved_streams.set_on_missing(on_missing)
     return INSTALLER.install()
 
 
@@ -182,6 +206,7 @@ def uninstall():
     trackers are Megatron's.  The process tracker stays where it is, in
     Megatron's globals, so names bound while installed and Megatron's own
     reach the same one.  Returns True if it was installed."""
+    _saved_streams.set_on_missing("raise")
     return INSTALLER.uninstall()
 
 
