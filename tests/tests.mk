@@ -222,7 +222,9 @@ test-torch-dist:
 # (tests/upstream/), and our signatures against Megatron's source; and
 # Megatron-LM's own save_checkpoint / load_checkpoint on gloo ranks, on new
 # layouts, under install() (tests/upstream/run_megatron_checkpoints.py;
-# torch 2.2 or later).  On
+# torch 2.2 or later); with ACCELERATE=<an Accelerate checkout>, its own
+# save_state / load_state with rngtrk.torch.accelerate.register()
+# (tests/upstream/run_accelerate.py; Debian unstable has its imports).  On
 # CPU-only torch they run twice: as they are, and with a CPU stand-in of the
 # CUDA generator (tests/upstream/cuda_emulation.py).  MEGATRON_LM names a
 # checkout of main, whose signatures rngtrk.torch.megatron's names follow;
@@ -233,7 +235,7 @@ test-torch-dist:
 UPSTREAM_EMULATE = $(PYTHON) -c 'import torch; print("" if torch.cuda.is_available() else "--emulate-cuda")'
 .PHONY: test-upstream
 test-upstream:
-	@test -n "$(MEGATRON_LM)$(MEGATRON_LM_LINES)$(SLAPO)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM main checkout>, MEGATRON_LM_LINES=<checkouts of other lines> and/or SLAPO=<a slapo checkout>"; exit 2; }
+	@test -n "$(MEGATRON_LM)$(MEGATRON_LM_LINES)$(SLAPO)$(ACCELERATE)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM main checkout>, MEGATRON_LM_LINES=<checkouts of other lines>, SLAPO=<a slapo checkout> and/or ACCELERATE=<an Accelerate checkout>"; exit 2; }
 	@tools/install-deps.sh torch pytest
 	@$(MAKE) --no-print-directory lib
 	@emulate=$$($(UPSTREAM_EMULATE)); set -e; \
@@ -252,4 +254,7 @@ test-upstream:
 	if [ -n "$(SLAPO)" ]; then \
 	    $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO); \
 	    [ -z "$$emulate" ] || $(PYTHON) tests/upstream/run_slapo_tests.py $(SLAPO) $$emulate; \
+	fi; \
+	if [ -n "$(ACCELERATE)" ]; then \
+	    $(PYTHON) tests/upstream/run_accelerate.py $(ACCELERATE); \
 	fi

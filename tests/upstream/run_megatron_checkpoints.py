@@ -112,7 +112,7 @@ def main():
         print(f"megatron checkpoints: skipped: torch {torch.__version__} has no torch.distributed.checkpoint "
               "Stateful (rngtrk.torch.dcp and Megatron-LM's checkpoints need torch 2.2 or later)")
         return 0
-    work = options.keep or tempfile.mkdtemp(prefix="rngtrk-megatron-ckpt-")
+    work = os.path.abspath(options.keep or tempfile.mkdtemp(prefix="rngtrk-megatron-ckpt-"))
     os.makedirs(work, exist_ok=True)
     jobs, tally = Jobs(os.path.abspath(options.checkout), work), Tally()
     try:
