@@ -224,7 +224,11 @@ test-torch-dist:
 # layouts, under install() (tests/upstream/run_megatron_checkpoints.py;
 # torch 2.2 or later); with ACCELERATE=<an Accelerate checkout>, its own
 # save_state / load_state with rngtrk.torch.accelerate.register()
-# (tests/upstream/run_accelerate.py; Debian unstable has its imports).  On
+# (tests/upstream/run_accelerate.py; Debian unstable has its imports);
+# with TORCHTITAN=<a torchtitan checkout> (TORCHTITAN_PATH=<folders holding
+# tyro, spmd_types, docstring_parser, typeguard, shtab>), its own
+# CheckpointManager with "rng": RNGState(process=True) in its states
+# (tests/upstream/run_torchtitan.py).  On
 # CPU-only torch they run twice: as they are, and with a CPU stand-in of the
 # CUDA generator (tests/upstream/cuda_emulation.py).  MEGATRON_LM names a
 # checkout of main, whose signatures rngtrk.torch.megatron's names follow;
@@ -235,7 +239,7 @@ test-torch-dist:
 UPSTREAM_EMULATE = $(PYTHON) -c 'import torch; print("" if torch.cuda.is_available() else "--emulate-cuda")'
 .PHONY: test-upstream
 test-upstream:
-	@test -n "$(MEGATRON_LM)$(MEGATRON_LM_LINES)$(SLAPO)$(ACCELERATE)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM main checkout>, MEGATRON_LM_LINES=<checkouts of other lines>, SLAPO=<a slapo checkout> and/or ACCELERATE=<an Accelerate checkout>"; exit 2; }
+	@test -n "$(MEGATRON_LM)$(MEGATRON_LM_LINES)$(SLAPO)$(ACCELERATE)$(TORCHTITAN)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM main checkout>, MEGATRON_LM_LINES=<checkouts of other lines>, SLAPO=<a slapo checkout>, ACCELERATE=<an Accelerate checkout> and/or TORCHTITAN=<a torchtitan checkout> (TORCHTITAN_PATH=<folders of its imports>)"; exit 2; }
 	@tools/install-deps.sh torch pytest
 	@$(MAKE) --no-print-directory lib
 	@emulate=$$($(UPSTREAM_EMULATE)); set -e; \
@@ -257,4 +261,7 @@ test-upstream:
 	fi; \
 	if [ -n "$(ACCELERATE)" ]; then \
 	    $(PYTHON) tests/upstream/run_accelerate.py $(ACCELERATE); \
+	fi; \
+	if [ -n "$(TORCHTITAN)" ]; then \
+	    $(PYTHON) tests/upstream/run_torchtitan.py $(TORCHTITAN) $(foreach p,$(TORCHTITAN_PATH),--path $(p)); \
 	fi

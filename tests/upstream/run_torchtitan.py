@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""torchtitan's own CheckpointManager (from a checkout outside this
+project) on gloo ranks, with "rng": RNGState(process=True) in its states,
+as it is, and with torchtitan #1194's proposal; prints what each load
+restored and one count line.
+
+    python3 tests/upstream/run_torchtitan.py TORCHTITAN_CHECKOUT [--path DIR ...] [--keep DIR]
+
+--path: folders of torchtitan's pure-Python imports that Debian lacks
+(tyro, spmd_types, docstring_parser, typeguard, shtab: checkouts, each
+holding its package).  Four ranks seed by rank, train two steps, save and
+draw on (the continuation every load is held to, per rank and generator:
+Python's, NumPy's, torch's CPU generator).  With the line:
+  4 ranks: every generator of every rank continues;
+  2: ranks 0 and 1 continue, keys 2 and 3 named in one DroppedStateWarning;
+  8, on_missing="fresh": 0-3 continue, 4-7 start from derived states, all
+      different; 8, on_missing="raise": MissingStreamError on every rank;
+  a checkpoint saved without the line: DCP's refusal on every rank, and
+      with exclude_from_loading=["rng"] it loads, the RNG left as seeded.
+torchtitan as it is (no RNG saved: every generator restarts from the
+reseed) and #1194's proposal (the RNG inside the train state, which DCP
+writes once for all ranks: one rank's state comes back everywhere) are
+shown, and each is checked to be what the line removes.  Torch 2.2 or
+later.  Exits 1 if a check fails."""
+import argparse
+import glob
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+LAUNCH = os.path.join(ROOT, "tests", "torch_dist", "launch.py")
+JOB = os.path.join(HERE, "torchtitan_job.py")
+K = 4
+
+
+class Tally:
+    def __init__(self):
+        self.passed, self.failed = 0, 0
+
+    def check(self, what, ok, detail=""):
+        self.passed += bool(ok)
+        self.failed += not ok
+        print(f"  {'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
+
+
+def reseeded():
+    """What a load that restores nothing leaves: the load phase's seed 0."""
+    import numpy as np
+    import torch
+    random.seed(0)
+    np.random.seed(0)
+    torch.manual_seed(0)
+    return {"python": [random.random() for _ in range(K)], "numpy": np.random.random(K).tolist(),
+            "torch": torch.rand(K, dtype=torch.float64).tolist()}
+
+
+def verdicts(saved, loaded):
+    """Per loading rank, per generator: "cont" (its own rank's continuation),
+    "cont<S>" (saved rank S's), "seed0" (untouched), or "other"."""
+    zero = reseeded()
+    out = []
+    for r in loaded:
+        row = {}
+        for generator, values in r["draws"].items():
+            same = [s["rank"] for s in saved if s["draws"][generator] == values]
+            row[generator] = ("cont" if r["rank"] in same else f"cont{same[0]}" if same
+                              else "seed0" if zero[generator] == values else "other")
+        out.append(row)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkout", help="a torchtitan checkout")
+    parser.add_argument("--path", action="append", default=[], help="a folder of torchtitan's imports")
+    parser.add_argument("--keep", help="a folder to keep the checkpoints, records and logs in")
+    options = parser.parse_args()
+    import torch
+    try:
+        from torch.distributed.checkpoint.stateful import Stateful  # noqa: F401
+    except ImportError:
+        print(f"torchtitan: skipped: torch {torch.__version__} has no torch.distributed.checkpoint Stateful "
+              "(rngtrk.torch.dcp and torchtitan need torch 2.2 or later)")
+        return 0
+    work = os.path.abspath(options.keep or tempfile.mkdtemp(prefix="rngtrk-torchtitan-"))
+    os.makedirs(work, exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.abspath(options.checkout)] + [os.path.abspath(p) for p in options.path]
+        + [os.path.join(ROOT, "bindings", "python"), os.environ.get("PYTHONPATH", "")]))
+
+    def job(label, nproc, mode, phase, checkpoint, *extra):
+        out = os.path.join(work, label)
+        done = subprocess.run([sys.executable, LAUNCH, "--nproc", str(nproc), "--timeout", "600", "--",
+                               sys.executable, JOB, "--mode", mode, "--phase", phase, "--ckpt",
+                               os.path.join(work, checkpoint), "--out", out, *extra],
+                              env=env, capture_output=True, text=True, timeout=900)
+        with open(out + ".log", "w") as log:
+            log.write(done.stdout + done.stderr)
+        if done.returncode != 0:
+            raise SystemExit(f"{label}: the job failed (exit {done.returncode}):\n" + (done.stdout + done.stderr)[-4000:])
+        records = []
+        for path in glob.glob(os.path.join(out, "rank*.json")):
+            with open(path) as f:
+                records.append(json.load(f))
+        return sorted(records, key=lambda r: r["rank"])
+
+    def all_are(rows, verdict):
+        return all(set(row.values()) == {verdict} for row in rows)
+
+    tally = Tally()
+    try:
+        print("torchtitan's CheckpointManager with states[\"rng\"] = RNGState(process=True):")
+        saved = job("rngtrk-save", 4, "rngtrk", "save", "rngtrk")
+        tally.check("the manager keeps the caller's states dict (the line reaches dcp.save)",
+                    all(r["states_is_callers_dict"] and "rng" in r["manager_keys"] for r in saved))
+        same = job("rngtrk-load4", 4, "rngtrk", "load", "rngtrk")
+        tally.check("4 ranks: every generator of every rank continues, train state restored",
+                    all_are(verdicts(saved, same), "cont") and all(r["step"] == 2 for r in same),
+                    verdicts(saved, same))
+        fewer = job("rngtrk-load2", 2, "rngtrk", "load", "rngtrk")
+        dropped = [w for w in fewer[0]["warnings"] if "DroppedStateWarning" in w and "2, 3" in w]
+        tally.check("2 ranks: 0 and 1 continue, keys 2 and 3 named in one warning",
+                    all_are(verdicts(saved, fewer), "cont") and len(dropped) == 1 and not fewer[1]["warnings"],
+                    (verdicts(saved, fewer), fewer[0]["warnings"]))
+        fresh = job("rngtrk-load8-fresh", 8, "rngtrk", "load", "rngtrk", "--on-missing", "fresh")
+        rows = verdicts(saved, fresh)
+        new = [tuple(tuple(v) for v in r["draws"].values()) for r in fresh[4:]]
+        tally.check("8 ranks, on_missing='fresh': 0-3 continue, 4-7 start from derived states, all different",
+                    all_are(rows[:4], "cont") and all_are(rows[4:], "other") and len(set(new)) == 4
+                    and all(r["fresh_process"] == ["python", "numpy", "torch-cpu"] for r in fresh[4:]), rows)
+        refused = job("rngtrk-load8-raise", 8, "rngtrk", "load", "rngtrk", "--on-missing", "raise")
+        tally.check("8 ranks, on_missing='raise': MissingStreamError on every rank, no generator changed",
+                    all("MissingStreamError" in r.get("error", "") for r in refused)
+                    and all_are(verdicts(saved, refused), "seed0"), [r.get("error", "")[:80] for r in refused])
+
+        print("torchtitan as it is, and #1194's proposal (the baselines):")
+        asis = job("asis-save", 4, "asis", "save", "asis")
+        asis_rows = verdicts(asis, job("asis-load4", 4, "asis", "load", "asis"))
+        print(f"  as it is, 4 ranks: {asis_rows}")
+        tally.check("as it is, no generator continues (it saves no RNG: every one is the reseed)",
+                    all_are(asis_rows, "seed0"), asis_rows)
+        proposal = job("proposal-save", 4, "proposal", "save", "proposal")
+        proposal_rows = verdicts(proposal, job("proposal-load4", 4, "proposal", "load", "proposal"))
+        print(f"  #1194's proposal, 4 ranks: {proposal_rows}")
+        sources = {g: {i if row[g] == "cont" else int(row[g][len("cont"):]) if row[g].startswith("cont") else None
+                       for i, row in enumerate(proposal_rows)} for g in proposal_rows[0]}
+        tally.check("#1194's proposal: each generator comes back from one rank on every rank",
+                    all(len(ranks) == 1 and None not in ranks for ranks in sources.values()), sources)
+
+        old = job("old-load4", 4, "rngtrk", "load", "asis")
+        tally.check("a checkpoint saved without the line: DCP's refusal on every rank",
+                    all("CheckpointException" in r.get("error", "") for r in old), [r.get("error", "")[:80] for r in old])
+        excluded = job("old-load4-exclude", 4, "rngtrk", "load", "asis", "--exclude", "rng")
+        tally.check("... loaded with exclude_from_loading=['rng']: it loads, the RNG left as seeded",
+                    all(r["step"] == 2 and "error" not in r for r in excluded)
+                    and all_are(verdicts(asis, excluded), "seed0"))
+    finally:
+        if not options.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"torchtitan: {tally.passed} passed, {tally.failed} failed")
+    return 1 if tally.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
