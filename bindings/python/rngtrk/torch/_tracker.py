@@ -336,18 +336,24 @@ def is_rngtrk_tracker(tracker):
 
 
 # The process tracker is rngtrk.torch.megatron's (get_cuda_rng_tracker, which
-# it registers here as it loads); the modules below it that default to the
-# process tracker (te, checkpoint) reach it through process_tracker().
+# it registers here as it loads, with a look that makes nothing); the modules
+# below it that default to the process tracker (te, checkpoint, dcp) reach it
+# through process_tracker() and made_process_tracker().
 _process_tracker = []
 
 
-def register_process_tracker(getter):
-    _process_tracker[:] = [getter]
+def register_process_tracker(getter, made):
+    _process_tracker[:] = [getter, made]
 
 
 def process_tracker(**flavour):
-    """The process tracker (get_cuda_rng_tracker(**flavour))."""
+    """The process tracker (get_cuda_rng_tracker(**flavour)), made if need be."""
     return _process_tracker[0](**flavour)
+
+
+def made_process_tracker():
+    """The process tracker if one has been made, else None (makes nothing)."""
+    return _process_tracker[1]()
 
 
 def set_cuda_rng_state(owner, new_state, device=-1, graph_safe=False):

@@ -45,7 +45,7 @@ from . import _dcp_process, _dcp_streams, _dcp_table, _process_generators
 from ._dcp_process import ProcessStateError  # noqa: F401  (this module's name)
 from ._generators import cuda_ready
 from ._dcp_streams import PeerRankError, Stream, StreamPositionError  # noqa: F401  (this module's names)
-from ._tracker import CHECKPOINT_KEY, is_rngtrk_tracker
+from ._tracker import CHECKPOINT_KEY, is_rngtrk_tracker, made_process_tracker, process_tracker
 
 STREAMS_KEY = "rngtrk_streams"  # the key of RNGState.state_dict()'s stream table
 PROCESS_KEY = "rngtrk_process"  # and, with process=True, of its process table
@@ -346,11 +346,10 @@ def _called_by_dcp():
 # streams out.  A tracker the job made itself is never guessed at (which
 # trackers are still alive depends on the collector): it is given.
 def _process_tracker(with_generator):
-    from . import megatron
     candidates = []
-    if megatron._home.get("_CUDA_RNG_STATE_TRACKER_INITIALIZED"):
-        candidates.append(("rngtrk.torch.megatron's process tracker (also .te's)",
-                           megatron._home["_CUDA_RNG_STATE_TRACKER"]))
+    made = made_process_tracker()
+    if made is not None:
+        candidates.append(("rngtrk.torch.megatron's process tracker (also .te's)", made))
     slapo = sys.modules.get("rngtrk.torch.slapo")
     if slapo is not None:
         candidates.append(("rngtrk.torch.slapo's process tracker", slapo.get_cuda_rng_tracker()))
@@ -367,7 +366,7 @@ def _process_tracker(with_generator):
     if not with_generator:
         raise invalid("RNGState(generator=False): no process tracker holds a named state, so there is nothing to "
                       "save or restore. Seed it first, or give the tracker the job uses: RNGState(tracker=...)")
-    return megatron.get_cuda_rng_tracker()  # only the generator: the process tracker's, created as Megatron does
+    return process_tracker()  # only the generator: the process tracker's, created as Megatron does
 
 
 def _missing_message(everywhere, unread, lacking=()):

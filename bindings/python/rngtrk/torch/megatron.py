@@ -400,7 +400,8 @@ def is_checkpointing():
 # The modules below this one that call its functions, and the process tracker's getter.
 _megatron_checkpoint.bind(sys.modules[__name__])
 _megatron_install.bind(sys.modules[__name__])
-register_process_tracker(get_cuda_rng_tracker)
+register_process_tracker(get_cuda_rng_tracker, lambda: _home["_CUDA_RNG_STATE_TRACKER"]
+                         if _home.get("_CUDA_RNG_STATE_TRACKER_INITIALIZED") else None)
 
 __all__ = [
     "CudaRNGStatesTracker", "InferenceCudaRNGStatesTracker", "initialize_rng_tracker", "get_cuda_rng_tracker",
