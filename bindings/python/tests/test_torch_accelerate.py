@@ -153,6 +153,14 @@ def test_an_object_at_another_position_is_refused(tmp_path):
         state.load_state_dict(state.state_dict())
 
 
+def test_save_on_each_node_is_refused_at_register():
+    accelerator = Accelerator()
+    accelerator.project_configuration = type("ProjectConfiguration", (), {"save_on_each_node": True})()
+    with pytest.raises(InvalidArgumentError, match="save_on_each_node"):
+        accelerate.register(accelerator)
+    assert accelerator.custom == []
+
+
 @pytest.mark.parametrize("options", [{"subdir": "/abs"}, {"subdir": ""}, {"subdir": "../up"},
                                      {"on_missing": "sometimes"}])
 def test_bad_options_are_refused_at_register(options):

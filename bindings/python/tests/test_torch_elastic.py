@@ -52,5 +52,5 @@ def test_a_lost_node_resumes_every_generator_exactly_on_the_smaller_world(tmp_pa
     reference = elastic_agents.reference(folder, NEWEST_COMPLETE, 2)
     for r, again in zip(resumed, reference):
         assert r["draws"] == again["draws"] and sorted(map(int, r["draws"])) == [4, 5, 6, 7]
-    assert [w for w in resumed[0]["warnings"] if "DroppedStateWarning" in w and "2" in w and "3" in w]
+    assert [w for w in resumed[0]["warnings"] if w.startswith("DroppedStateWarning") and ": 2, 3;" in w]
     assert not resumed[1]["warnings"]

@@ -15,6 +15,7 @@ test-upstream)."""
 import os
 import sys
 import types
+import warnings
 
 import pytest
 
@@ -189,6 +190,27 @@ def test_no_save_rng_saves_no_table(megatron):
     m.install()
     megatron.args.no_save_rng = True
     saved_and_continued(megatron)
+    assert "rngtrk_streams" not in torch.load(f"{megatron.args.save}/model_optim_rng.pt", weights_only=False)
+
+
+@pytest.mark.parametrize("ckpt_format", ["torch_dcp", "fsdp_dtensor"])
+def test_formats_whose_loads_cannot_read_the_table_save_none_and_say_so_once(megatron, ckpt_format):
+    m.install()
+    megatron.args.ckpt_format = ckpt_format
+    with pytest.warns(RuntimeWarning, match=f"{ckpt_format} checkpoints carry no rngtrk stream table"):
+        saved_and_continued(megatron)
+    assert "rngtrk_streams" not in torch.load(f"{megatron.args.save}/model_optim_rng.pt", weights_only=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        megatron.loop.save_checkpoint(3, [], None, None, 0)  # once per format
+
+
+def test_a_binding_made_while_installed_does_megatrons_alone_after_uninstall(megatron):
+    m.install()
+    late = types.SimpleNamespace(save_checkpoint=megatron.module.save_checkpoint)  # imported after install()
+    m.uninstall()
+    seed_and_draw(1)
+    late.save_checkpoint(1, [], None, None, 0)
     assert "rngtrk_streams" not in torch.load(f"{megatron.args.save}/model_optim_rng.pt", weights_only=False)
 
 

@@ -34,7 +34,8 @@ In megatron.training.checkpointing, save_checkpoint, generate_state_dict,
 _load_base_checkpoint and load_checkpoint are wrapped
 (_megatron_saved_streams): Megatron's own checkpoints then carry rngtrk's
 stream table, and a load on any layout restores the streams it holds;
-megatron.training.training's bindings of the first and last follow.
+the bindings megatron.training.training and megatron.post_training
+.checkpointing made at import follow.
 
 uninstall() puts Megatron's classes and functions back; the process tracker
 stays in Megatron's globals, which rngtrk.torch.megatron keeps reading, so
@@ -63,7 +64,7 @@ TE_EXTENSION = "megatron.core.extensions.transformer_engine"
 TRAINING = "megatron.training.initialize"
 BRIDGE_TRAINING = "megatron.bridge.training.initialize"  # Megatron-Bridge's training setup
 CHECKPOINTING = "megatron.training.checkpointing"  # Megatron-LM's own checkpoints (_megatron_saved_streams)
-TRAINING_LOOP = "megatron.training.training"  # binds save_checkpoint and load_checkpoint at import
+TRAINING_LOOP, POST_TRAINING = _saved_streams.REBOUND  # bind some of the checkpoint functions at import
 
 # The functions of Megatron's random module that become ours.
 FUNCTIONS = (
@@ -182,6 +183,7 @@ INSTALLER = Installer([
     ModulePatch(BRIDGE_TRAINING, _training_attributes),
     ModulePatch(CHECKPOINTING, _saved_streams.checkpointing_attributes),
     ModulePatch(TRAINING_LOOP, _training_loop_attributes),
+    ModulePatch(POST_TRAINING, _training_loop_attributes),
 ])
 
 
@@ -198,6 +200,7 @@ def install(*, on_missing=None):
     or not, until uninstall() (_megatron_saved_streams)."""
     if on_missing is not None:
         _saved_streams.set_on_missing(on_missing)
+    _saved_streams.set_active(True)
     return INSTALLER.install()
 
 
@@ -207,6 +210,7 @@ def uninstall():
     Megatron's globals, so names bound while installed and Megatron's own
     reach the same one.  Returns True if it was installed."""
     _saved_streams.set_on_missing("raise")
+    _saved_streams.set_active(False)
     return INSTALLER.uninstall()
 
 

@@ -30,8 +30,14 @@ do all they do:
   --no-load-rng, a release checkpoint.
 
 A checkpoint saved without install() has no table: the load is Megatron's
-alone.  megatron.training.training binds save_checkpoint and load_checkpoint
-at import; those names are replaced too when they are Megatron's originals.
+alone.  Carried in the torch_dist format (the default) and the legacy
+torch format; Megatron's torch_dcp and fsdp_dtensor loads ask DCP for a
+fixed set of keys, so there the save carries no table and says so once
+(a RuntimeWarning).  megatron.training.training and
+megatron.post_training.checkpointing bind some of these functions at
+import; those names are replaced too when they are Megatron's originals.
+Every wrapper does Megatron's alone once uninstall() has run (a module
+imported while installed keeps the wrapper it bound).
 """
 import functools
 import threading
@@ -39,8 +45,14 @@ import warnings
 
 STATE_KEY = "rngtrk_streams"  # the key in Megatron's state dict (RNGState's own key for its table)
 ON_MISSING = ("raise", "fresh")
+FORMATS = ("torch_dist", "torch")  # the ckpt_formats whose loads read every common key
+REBOUND = {  # modules that bind some of the four at import: the names replaced there
+    "megatron.training.training": ("save_checkpoint", "load_checkpoint"),
+    "megatron.post_training.checkpointing": ("load_checkpoint", "_load_base_checkpoint"),
+}
 
-_policy = {"on_missing": "raise"}
+_policy = {"on_missing": "raise", "active": False}
+_warned = set()
 _calls = threading.local()  # .table: the table of the save under way; .seen: what the load under way read
 
 
@@ -53,6 +65,11 @@ def set_on_missing(on_missing):
 
 def on_missing():
     return _policy["on_missing"]
+
+
+def set_active(active):
+    """install() and uninstall(): whether the wrappers do anything."""
+    _policy["active"] = bool(active)
 
 
 def _wrapped(theirs, make):
@@ -75,11 +92,11 @@ def checkpointing_attributes(module):
 
 
 def rebound_attributes(module, installed_checkpointing, originals):
-    """A module that bound save_checkpoint / load_checkpoint at import
-    (megatron.training.training): ours where it holds Megatron's originals."""
+    """A module of REBOUND, which bound some of the four at import: ours
+    where it holds Megatron's originals."""
     if installed_checkpointing is None or originals is None:
         return {}
-    return {name: installed_checkpointing.__dict__[name] for name in ("save_checkpoint", "load_checkpoint")
+    return {name: installed_checkpointing.__dict__[name] for name in REBOUND.get(module.__name__, ())
             if name in module.__dict__ and module.__dict__[name] is originals.get(name)}
 
 
@@ -103,9 +120,23 @@ def _rng_state(tracker, policy="raise"):
     return RNGState(tracker, on_missing=policy)
 
 
+def _carried(margs):
+    """Whether this save carries the table (warning once where the format cannot)."""
+    if not _policy["active"] or margs.no_save_rng:
+        return False
+    if margs.ckpt_format not in FORMATS:
+        if margs.ckpt_format not in _warned:
+            _warned.add(margs.ckpt_format)
+            warnings.warn(f"rngtrk.torch.megatron: Megatron-LM's {margs.ckpt_format} checkpoints carry no rngtrk stream "
+                          f"table (their loads read a fixed set of keys); a load on another layout restarts the "
+                          f"streams. Use --ckpt-format torch_dist", RuntimeWarning, stacklevel=3)
+        return False
+    return True
+
+
 def _save(module, theirs):
     def save_checkpoint(*args, **kwargs):
-        tracker = None if module.get_args().no_save_rng else _process_tracker(module)
+        tracker = _process_tracker(module) if _carried(module.get_args()) else None
         state = None if tracker is None else _rng_state(tracker)
         if state is None:
             return theirs(*args, **kwargs)
@@ -150,7 +181,7 @@ def _load(module, theirs):
         finally:
             _calls.seen = outer
         margs = module.get_args()
-        if "table" not in seen or seen["release"] or margs.finetune or margs.no_load_rng:
+        if not _policy["active"] or "table" not in seen or seen["release"] or margs.finetune or margs.no_load_rng:
             return result
         tracker = _process_tracker(module)
         state = None if tracker is None else _rng_state(tracker, _policy["on_missing"])

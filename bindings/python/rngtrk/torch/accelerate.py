@@ -25,7 +25,9 @@ Accelerate's own extension points (accelerator.py, checkpointing.py):
 * a load pre-hook, called on every process with the folder before
   Accelerate restores anything: dcp.load of it, so RNGState's checks
   (MissingStreamError with on_missing="raise", the warnings) are made on
-  every process before any generator changes; what it restored is kept;
+  every process before any generator changes; what it restored is kept
+  (a failure of Accelerate's own load after this point finds the
+  generators already restored by rngtrk);
 * an object given to register_for_checkpointing, whose load_state_dict
   Accelerate calls on every process after its own RNG restore: it applies
   what the pre-hook restored again, so rngtrk's states are the ones the
@@ -37,8 +39,9 @@ Register it at the same position among the registered objects when saving
 and loading (Accelerate matches custom_checkpoint_{i} by index).  The
 folder must be one every process reads, as DCP's file system storage
 needs.  A checkpoint saved without register() is refused on load
-(NoRNGStateError); Accelerate would refuse it too, for the missing
-custom_checkpoint file.
+(NoRNGStateError, on every process: they agree first); Accelerate would
+refuse it too, for the missing custom_checkpoint file.  Accelerate's
+save_on_each_node (a folder per node) is refused at register().
 """
 import os
 import warnings
@@ -80,10 +83,11 @@ class AccelerateRNGState:
     def load_pre_hook(self, models, input_dir):
         import torch.distributed.checkpoint as dcp
         folder = os.path.join(os.fspath(input_dir), self.subdir)
-        if not os.path.isfile(os.path.join(folder, ".metadata")):
+        if not _everywhere(os.path.isfile(os.path.join(folder, ".metadata"))):
             raise NoRNGStateError(f"rngtrk.torch.accelerate: {folder} holds no rngtrk state (no DCP .metadata): "
                                   "the checkpoint was saved without rngtrk.torch.accelerate.register(), or its save "
-                                  "did not finish; nothing was changed")
+                                  "did not finish, or this process does not see the folder the others do; nothing "
+                                  "was changed")
         state = RNGState(**self.options)
         dcp.load({"rng": state}, checkpoint_id=folder)
         self._restored = (state, state.state_dict())
@@ -108,10 +112,27 @@ class AccelerateRNGState:
         state.fresh, state.fresh_process = fresh, fresh_process
 
 
+def _everywhere(found):
+    """Whether every process found it (one all_reduce where torch.distributed
+    is initialized): a refusal is then every process's, never one that
+    leaves the others waiting in dcp.load."""
+    import torch
+    import torch.distributed as dist
+    if not (dist.is_available() and dist.is_initialized()):
+        return found
+    flag = torch.tensor([0 if found else 1], device="cuda" if dist.get_backend() == "nccl" else "cpu")
+    dist.all_reduce(flag)
+    return int(flag.item()) == 0
+
+
 def register(accelerator, *, subdir=SUBDIR, **options):
     """Makes accelerator.save_state / load_state carry
     RNGState(process=True, **options) (module text); returns the registered
-    AccelerateRNGState."""
+    AccelerateRNGState.  Refused (InvalidArgumentError) with Accelerate's
+    save_on_each_node: DCP needs one folder that every process reads."""
+    if getattr(getattr(accelerator, "project_configuration", None), "save_on_each_node", False):
+        raise invalid("rngtrk.torch.accelerate.register: save_on_each_node is set, so each node writes its own "
+                      "folder; rngtrk's state is one DCP checkpoint that every process must read from one folder")
     state = AccelerateRNGState(subdir, **options)
     state.handles = (accelerator.register_save_state_pre_hook(state.save_pre_hook),
                      accelerator.register_load_state_pre_hook(state.load_pre_hook))
