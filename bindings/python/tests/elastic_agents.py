@@ -35,7 +35,7 @@ class Round:
     def __init__(self, folder, label, world, extra):
         self.folder, self.label = folder, label
         store = os.path.join(folder, f"store-{label}")
-        env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=os.pathsep.join(
+        env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", PYTHONPATH=os.pathsep.join(
             [os.path.dirname(HERE)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
         self.logs = [open(os.path.join(folder, f"{label}-rank{r}.log"), "w") for r in range(world)]
         self.workers = [subprocess.Popen([sys.executable, JOB, "--rank", str(r), "--world", str(world), "--store",
@@ -83,7 +83,7 @@ class Round:
         return out
 
 
-def run(folder, kill, doomed_agent=1, steps=8, every=2, timeout=240):
+def run(folder, kill, doomed_agent=1, steps=8, every=2, timeout=600):
     """The job on AGENTS x PER_AGENT workers; `kill` ("step:S" or "save:S")
     says where the doomed agent's node is lost.  Then the surviving agent's
     workers, restarted as a smaller world, go on from the newest complete
@@ -112,7 +112,7 @@ def run(folder, kill, doomed_agent=1, steps=8, every=2, timeout=240):
     return {"first": first, "left": left, "resumed": resumed.records()}
 
 
-def reference(folder, step, world, steps=8, every=2, timeout=240):
+def reference(folder, step, world, steps=8, every=2, timeout=600):
     """The uninterrupted run on `world` workers from checkpoint `step`."""
     again = Round(folder, f"reference-{step}", world, ["--steps", str(steps), "--every", str(every),
                                                        "--from-step", str(step), "--no-save"])

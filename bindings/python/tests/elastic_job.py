@@ -24,6 +24,7 @@ for the agent to kill them with SIGKILL.  What each rank drew is written to
 DIR/L/rank{R}.json after every step, so a killed rank leaves what it had.
 """
 import argparse
+import faulthandler
 import json
 import os
 import random
@@ -101,6 +102,7 @@ def step_draws(tracker, args, step, doomed_here):
 
 
 def main():
+    faulthandler.dump_traceback_later(180, exit=False)  # a worker still running then shows where it waits
     args = parse()
     kind, _, at = args.kill.partition(":")
     doomed = str(args.rank) in args.doomed.split(",")
