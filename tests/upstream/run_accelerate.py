@@ -27,24 +27,12 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
+
+from checkpoint_runs import Tally, environment, launch, without_dcp, workspace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-LAUNCH = os.path.join(ROOT, "tests", "torch_dist", "launch.py")
 JOB = os.path.join(HERE, "accelerate_job.py")
-
-
-class Tally:
-    def __init__(self):
-        self.passed, self.failed = 0, 0
-
-    def check(self, what, ok, detail=""):
-        self.passed += bool(ok)
-        self.failed += not ok
-        print(f"  {'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
 
 
 def main():
@@ -52,30 +40,19 @@ def main():
     parser.add_argument("checkout", help="an Accelerate checkout")
     parser.add_argument("--keep", help="a folder to keep the checkpoints, results and logs in")
     options = parser.parse_args()
-    import torch
-    try:
-        from torch.distributed.checkpoint.stateful import Stateful  # noqa: F401
-    except ImportError:
-        print(f"accelerate: skipped: torch {torch.__version__} has no torch.distributed.checkpoint Stateful "
-              "(rngtrk.torch.dcp needs torch 2.2 or later)")
+    skipped = without_dcp("accelerate")
+    if skipped:
+        print(skipped)
         return 0
-    work = os.path.abspath(options.keep or tempfile.mkdtemp(prefix="rngtrk-accelerate-"))
-    os.makedirs(work, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.join(os.path.abspath(options.checkout), "src"), os.path.join(ROOT, "bindings", "python"),
-         os.environ.get("PYTHONPATH", "")]))
+    work = workspace(options.keep, "rngtrk-accelerate-")
+    env = environment(os.path.join(options.checkout, "src"))
 
     def job(nproc, *args):
-        done = subprocess.run([sys.executable, LAUNCH, "--nproc", str(nproc), "--timeout", "600", "--",
-                               sys.executable, JOB, *args], env=env, capture_output=True, text=True, timeout=900)
         label = "_".join(a for a in args if not a.startswith("-") and os.sep not in a)
-        with open(os.path.join(work, f"{label}-{nproc}.log"), "w") as log:
-            log.write(done.stdout + done.stderr)
-        if done.returncode != 0:
-            raise SystemExit(f"the job ({nproc} processes: {' '.join(args)}) failed (exit {done.returncode}):\n"
-                             + (done.stdout + done.stderr)[-4000:])
-        return [json.loads(line[len("RESULT "):]) for line in done.stdout.splitlines() if "RESULT " in line
-                for line in [line[line.index("RESULT "):]]]
+        out = launch(nproc, [sys.executable, JOB, *args], env, os.path.join(work, f"{label}-{nproc}.log"),
+                     f"the job ({nproc} processes: {' '.join(args)})")
+        return [json.loads(line[line.index("RESULT ") + len("RESULT "):]) for line in out.splitlines()
+                if "RESULT " in line]
 
     def load(mode, nproc, on_missing="raise", variant="plain"):
         results = job(nproc, "--phase", "load", "--mode", mode, "--dir", os.path.join(work, mode),

@@ -26,13 +26,11 @@ megatron_checkpoint_job.py says what is Megatron's and what is ours."""
 import argparse
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
+
+from checkpoint_runs import Tally, environment, launch, without_dcp, workspace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-LAUNCH = os.path.join(ROOT, "tests", "torch_dist", "launch.py")
 JOB = os.path.join(HERE, "megatron_checkpoint_job.py")
 
 
@@ -42,31 +40,11 @@ class Jobs:
 
     def run(self, label, phase, checkpoint, nproc, tp, pp, *extra):
         out = os.path.join(self.work, label)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            [os.path.join(ROOT, "bindings", "python"), os.environ.get("PYTHONPATH", "")]))
-        command = [sys.executable, LAUNCH, "--nproc", str(nproc), "--timeout", "600", "--",
-                   sys.executable, JOB, phase, os.path.join(self.work, checkpoint), out,
-                   "--checkout", self.checkout, "--tp", str(tp), "--pp", str(pp), *extra]
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900)
-        with open(os.path.join(self.work, label + ".log"), "w") as log:
-            log.write(done.stdout + done.stderr)
-        if done.returncode != 0:
-            raise SystemExit(f"{label}: the job failed (exit {done.returncode}); its output:\n"
-                             + (done.stdout + done.stderr)[-4000:])
+        launch(nproc, [sys.executable, JOB, phase, os.path.join(self.work, checkpoint), out, "--checkout",
+                       self.checkout, "--tp", str(tp), "--pp", str(pp), *extra],
+               environment(), os.path.join(self.work, label + ".log"), label)
         import torch
         return [torch.load(os.path.join(out, f"rank{r}.pt"), weights_only=False) for r in range(nproc)]
-
-
-class Tally:
-    def __init__(self):
-        self.passed, self.failed = 0, []
-
-    def check(self, what, ok, detail=""):
-        if ok:
-            self.passed += 1
-        else:
-            self.failed.append(f"{what}: {detail}")
-        print(f"  {'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
 
 
 def continuation(saved):
@@ -105,15 +83,11 @@ def main():
     parser.add_argument("checkout", help="a Megatron-LM checkout")
     parser.add_argument("--keep", help="a folder to keep the checkpoints, records and logs in")
     options = parser.parse_args()
-    import torch
-    try:
-        from torch.distributed.checkpoint.stateful import Stateful  # noqa: F401  (what rngtrk.torch.dcp needs)
-    except ImportError:
-        print(f"megatron checkpoints: skipped: torch {torch.__version__} has no torch.distributed.checkpoint "
-              "Stateful (rngtrk.torch.dcp and Megatron-LM's checkpoints need torch 2.2 or later)")
+    skipped = without_dcp("megatron checkpoints")
+    if skipped:
+        print(skipped)
         return 0
-    work = os.path.abspath(options.keep or tempfile.mkdtemp(prefix="rngtrk-megatron-ckpt-"))
-    os.makedirs(work, exist_ok=True)
+    work = workspace(options.keep, "rngtrk-megatron-ckpt-")
     jobs, tally = Jobs(os.path.abspath(options.checkout), work), Tally()
     try:
         print("Megatron-LM's save_checkpoint / load_checkpoint under rngtrk.torch.megatron.install():")
@@ -141,7 +115,7 @@ def main():
     finally:
         if not options.keep:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"megatron checkpoints: {tally.passed} passed, {len(tally.failed)} failed")
+    print(f"megatron checkpoints: {tally.passed} passed, {tally.failed} failed")
     return 1 if tally.failed else 0
 
 

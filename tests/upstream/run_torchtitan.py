@@ -29,25 +29,13 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
-import tempfile
+
+from checkpoint_runs import Tally, environment, launch, without_dcp, workspace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-LAUNCH = os.path.join(ROOT, "tests", "torch_dist", "launch.py")
 JOB = os.path.join(HERE, "torchtitan_job.py")
 K = 4
-
-
-class Tally:
-    def __init__(self):
-        self.passed, self.failed = 0, 0
-
-    def check(self, what, ok, detail=""):
-        self.passed += bool(ok)
-        self.failed += not ok
-        print(f"  {'ok  ' if ok else 'FAIL'} {what}" + ("" if ok else f": {detail}"))
 
 
 def reseeded():
@@ -82,29 +70,17 @@ def main():
     parser.add_argument("--path", action="append", default=[], help="a folder of torchtitan's imports")
     parser.add_argument("--keep", help="a folder to keep the checkpoints, records and logs in")
     options = parser.parse_args()
-    import torch
-    try:
-        from torch.distributed.checkpoint.stateful import Stateful  # noqa: F401
-    except ImportError:
-        print(f"torchtitan: skipped: torch {torch.__version__} has no torch.distributed.checkpoint Stateful "
-              "(rngtrk.torch.dcp and torchtitan need torch 2.2 or later)")
+    skipped = without_dcp("torchtitan")
+    if skipped:
+        print(skipped)
         return 0
-    work = os.path.abspath(options.keep or tempfile.mkdtemp(prefix="rngtrk-torchtitan-"))
-    os.makedirs(work, exist_ok=True)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [os.path.abspath(options.checkout)] + [os.path.abspath(p) for p in options.path]
-        + [os.path.join(ROOT, "bindings", "python"), os.environ.get("PYTHONPATH", "")]))
+    work = workspace(options.keep, "rngtrk-torchtitan-")
+    env = environment(options.checkout, *options.path)
 
     def job(label, nproc, mode, phase, checkpoint, *extra):
         out = os.path.join(work, label)
-        done = subprocess.run([sys.executable, LAUNCH, "--nproc", str(nproc), "--timeout", "600", "--",
-                               sys.executable, JOB, "--mode", mode, "--phase", phase, "--ckpt",
-                               os.path.join(work, checkpoint), "--out", out, *extra],
-                              env=env, capture_output=True, text=True, timeout=900)
-        with open(out + ".log", "w") as log:
-            log.write(done.stdout + done.stderr)
-        if done.returncode != 0:
-            raise SystemExit(f"{label}: the job failed (exit {done.returncode}):\n" + (done.stdout + done.stderr)[-4000:])
+        launch(nproc, [sys.executable, JOB, "--mode", mode, "--phase", phase, "--ckpt", os.path.join(work, checkpoint),
+                       "--out", out, *extra], env, out + ".log", label)
         records = []
         for path in glob.glob(os.path.join(out, "rank*.json")):
             with open(path) as f:

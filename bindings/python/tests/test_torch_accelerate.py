@@ -22,6 +22,7 @@ os.environ["RNGTRK_DEBUG"] = "1"  # rngtrk.torch.dcp's debug mode: every table w
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 pytest.importorskip("rngtrk.torch.dcp")  # RNGState (torch 2.2 and later)
 np = pytest.importorskip("numpy")
+from process_draws import draws, seed  # noqa: E402
 from rngtrk.errors import InvalidArgumentError  # noqa: E402
 from rngtrk.torch import accelerate  # noqa: E402
 
@@ -76,16 +77,6 @@ class Accelerator:
             self.log.append("Could not load random states")
         for i, obj in enumerate(self.custom):
             obj.load_state_dict(torch.load(os.path.join(input_dir, f"custom_checkpoint_{i}.pkl"), weights_only=False))
-
-
-def seed(n):
-    random.seed(n)
-    np.random.seed(n)
-    torch.manual_seed(n)
-
-
-def draws():
-    return random.random(), float(np.random.rand()), torch.rand(2).tolist()
 
 
 def saved(tmp_path, accelerator):

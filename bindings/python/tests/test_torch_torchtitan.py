@@ -10,7 +10,6 @@ it, hands it to dcp.save, and loads it with DCP's default planner, leaving
 out the keys of exclude_from_loading.  torchtitan's own manager runs in
 tests/upstream/run_torchtitan.py (make test-upstream)."""
 import os
-import random
 
 import pytest
 
@@ -18,6 +17,7 @@ os.environ["RNGTRK_DEBUG"] = "1"  # rngtrk.torch.dcp's debug mode: every table w
 torch = pytest.importorskip("torch", reason="PyTorch is not installed here (tools/install-deps.sh torch)")
 rdcp = pytest.importorskip("rngtrk.torch.dcp")  # RNGState (torch 2.2 and later)
 np = pytest.importorskip("numpy")
+from process_draws import draws, seed  # noqa: E402
 import torch.distributed.checkpoint as dcp  # noqa: E402
 
 pytestmark = [pytest.mark.usefixtures("fresh_torch_trackers"),
@@ -35,16 +35,6 @@ class CheckpointManager:
     def load(self, step):
         dcp.load({k: v for k, v in self.states.items() if k not in self.exclude},
                  checkpoint_id=os.path.join(self.folder, f"step-{step}"))
-
-
-def seed(n):
-    random.seed(n)
-    np.random.seed(n)
-    torch.manual_seed(n)
-
-
-def draws():
-    return random.random(), float(np.random.rand()), torch.rand(2).tolist()
 
 
 def trained_and_saved(folder, with_line):
