@@ -25,7 +25,7 @@
 #   make sdist         the Python source archive, which builds the library when installed: dist/
 #   make test-werror   warnings as errors with g++ and clang, every header compiled alone
 #   make test-aarch64  cross-built for aarch64, the C API tests under qemu-aarch64
-#   make test-upstream MEGATRON_LM=DIR SLAPO=DIR ACCELERATE=DIR TORCHTITAN=DIR   upstream's own RNG tests and checkpoints against rngtrk (docs/pytorch.md)
+#   make test-upstream MEGATRON_LM=DIR SLAPO=DIR ACCELERATE=DIR TORCHTITAN=DIR LIGHTNING=DIR   upstream's own RNG tests and checkpoints against rngtrk (docs/pytorch.md)
 #   make test-asan / test-tsan / test-valgrind / test-valgrind-rust   the tests under sanitizers and valgrind
 #   make fuzz          libFuzzer harnesses, FUZZ_SECONDS each (this release's clang)
 #   make abi-check     the exported ABI against abi/librngtrk.abi

@@ -228,7 +228,10 @@ test-torch-dist:
 # with TORCHTITAN=<a torchtitan checkout> (TORCHTITAN_PATH=<folders holding
 # tyro, spmd_types, docstring_parser, typeguard, shtab>), its own
 # CheckpointManager with "rng": RNGState(process=True) in its states
-# (tests/upstream/run_torchtitan.py).  On
+# (tests/upstream/run_torchtitan.py); with LIGHTNING=<a pytorch-lightning
+# checkout> (LIGHTNING_PATH=<the src folders of lightning_utilities and
+# torchmetrics>), Fabric's own save / load with "rng": RNGState(process=True)
+# in its state (tests/upstream/run_lightning.py).  On
 # CPU-only torch they run twice: as they are, and with a CPU stand-in of the
 # CUDA generator (tests/upstream/cuda_emulation.py).  MEGATRON_LM names a
 # checkout of main, whose signatures rngtrk.torch.megatron's names follow;
@@ -239,7 +242,7 @@ test-torch-dist:
 UPSTREAM_EMULATE = $(PYTHON) -c 'import torch; print("" if torch.cuda.is_available() else "--emulate-cuda")'
 .PHONY: test-upstream
 test-upstream:
-	@test -n "$(MEGATRON_LM)$(MEGATRON_LM_LINES)$(SLAPO)$(ACCELERATE)$(TORCHTITAN)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM main checkout>, MEGATRON_LM_LINES=<checkouts of other lines>, SLAPO=<a slapo checkout>, ACCELERATE=<an Accelerate checkout> and/or TORCHTITAN=<a torchtitan checkout> (TORCHTITAN_PATH=<folders of its imports>)"; exit 2; }
+	@test -n "$(MEGATRON_LM)$(MEGATRON_LM_LINES)$(SLAPO)$(ACCELERATE)$(TORCHTITAN)$(LIGHTNING)" || { echo "make test-upstream needs MEGATRON_LM=<a Megatron-LM main checkout>, MEGATRON_LM_LINES=<checkouts of other lines>, SLAPO=<a slapo checkout>, ACCELERATE=<an Accelerate checkout>, TORCHTITAN=<a torchtitan checkout> (TORCHTITAN_PATH=<folders of its imports>) and/or LIGHTNING=<a pytorch-lightning checkout> (LIGHTNING_PATH=<folders of its imports>)"; exit 2; }
 	@tools/install-deps.sh torch pytest
 	@$(MAKE) --no-print-directory lib
 	@emulate=$$($(UPSTREAM_EMULATE)); set -e; \
@@ -264,4 +267,7 @@ test-upstream:
 	fi; \
 	if [ -n "$(TORCHTITAN)" ]; then \
 	    $(PYTHON) tests/upstream/run_torchtitan.py $(TORCHTITAN) $(foreach p,$(TORCHTITAN_PATH),--path $(p)); \
+	fi; \
+	if [ -n "$(LIGHTNING)" ]; then \
+	    $(PYTHON) tests/upstream/run_lightning.py $(LIGHTNING) $(foreach p,$(LIGHTNING_PATH),--path $(p)); \
 	fi

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """What the upstream checkpoint runners share (run_megatron_checkpoints.py,
-run_accelerate.py, run_torchtitan.py): the torch they need, their working
-folder, one gloo job started by tests/torch_dist/launch.py, and the tally
-of their checks."""
+run_accelerate.py, run_torchtitan.py, run_lightning.py): the torch they
+need, their working folder, one gloo job started by
+tests/torch_dist/launch.py, and the tally of their checks."""
 import os
 import subprocess
 import sys

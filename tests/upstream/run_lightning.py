@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Lightning Fabric's own fabric.save / fabric.load (from a checkout outside
+this project) on gloo processes, with "rng": RNGState(process=True) in
+the state, as it is, and with the RNG states a user would add by hand;
+prints what each load restored and one count line.
+
+    python3 tests/upstream/run_lightning.py LIGHTNING_CHECKOUT [--path DIR ...] [--keep DIR]
+
+LIGHTNING_CHECKOUT: a pytorch-lightning checkout (its src/ holds the
+lightning package).  --path: folders of its pure-Python imports that
+Debian lacks (lightning_utilities' and torchmetrics' src).  Two processes
+seed with fabric.seed_everything(1000 + rank), train two steps, save and
+draw on (the continuation every load is held to, per rank and generator:
+Python's, NumPy's, torch's CPU generator).  With the line:
+  2 processes: every generator of every rank continues;
+  1: rank 0 continues, key 1 named in one DroppedStateWarning;
+  4, on_missing="fresh": 0-1 continue, 2-3 start from derived states,
+      different; 4, on_missing="raise": MissingStreamError on every rank;
+  seed_everything(42) on every rank (equal generators): each continues;
+  a checkpoint saved without the line: Fabric's strict load refuses it on
+      every rank; with strict=False it loads, the RNG left as seeded.
+Fabric as it is (no RNG saved: every generator restarts from the reseed)
+and with each process's states added by hand (Fabric writes rank 0's dict
+only: rank 0's states come back on every rank) are shown, and each is
+checked to be what the line removes.  Torch 2.2 or later.  Exits 1 if a
+check fails."""
+import argparse
+import glob
+import json
+import os
+import random
+import shutil
+import sys
+
+from checkpoint_runs import Tally, environment, launch, without_dcp, workspace
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+JOB = os.path.join(HERE, "lightning_job.py")
+K = 4
+
+
+def reseeded():
+    """What a load that restores nothing leaves: fabric.seed_everything(0)."""
+    import numpy as np
+    import torch
+    random.seed(0)
+    np.random.seed(0)
+    torch.manual_seed(0)
+    return {"python": [random.random() for _ in range(K)], "numpy": np.random.random(K).tolist(),
+            "torch": torch.rand(K, dtype=torch.float64).tolist()}
+
+
+def verdicts(saved, loaded):
+    """Per loading rank, per generator: "cont" (its own rank's continuation),
+    "cont<S>" (saved rank S's), "seed0" (untouched), or "other"."""
+    zero = reseeded()
+    out = []
+    for r in loaded:
+        row = {}
+        for generator, values in r["draws"].items():
+            same = [s["rank"] for s in saved if s["draws"][generator] == values]
+            row[generator] = ("cont" if r["rank"] in same else f"cont{same[0]}" if same
+                              else "seed0" if zero[generator] == values else "other")
+        out.append(row)
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkout", help="a pytorch-lightning checkout")
+    parser.add_argument("--path", action="append", default=[], help="a folder of Lightning's imports")
+    parser.add_argument("--keep", help="a folder to keep the checkpoints, records and logs in")
+    options = parser.parse_args()
+    skipped = without_dcp("Lightning")
+    if skipped:
+        print(skipped)
+        return 0
+    work = workspace(options.keep, "rngtrk-lightning-")
+    env = environment(os.path.join(options.checkout, "src"), *options.path)
+
+    def job(label, nproc, mode, phase, checkpoint, *extra):
+        out = os.path.join(work, label)
+        launch(nproc, [sys.executable, JOB, "--mode", mode, "--phase", phase,
+                       "--ckpt", os.path.join(work, checkpoint + ".ckpt"), "--out", out, *extra],
+               env, out + ".log", label)
+        records = []
+        for path in glob.glob(os.path.join(out, "rank*.json")):
+            with open(path) as f:
+                records.append(json.load(f))
+        return sorted(records, key=lambda r: r["rank"])
+
+    def all_are(rows, verdict):
+        return all(set(row.values()) == {verdict} for row in rows)
+
+    def restored(records, saved):
+        return all(r["step"] == 2 and r["weight_sum"] == saved[0]["weight_sum"] for r in records)
+
+    tally = Tally()
+    try:
+        print("Fabric's save and load with state[\"rng\"] = RNGState(process=True):")
+        saved = job("rngtrk-save", 2, "rngtrk", "save", "rngtrk")
+        tally.check("Fabric's own processes: its LightningEnvironment on gloo",
+                    all(r["environment"] == "LightningEnvironment" and r["backend"] == "gloo" for r in saved))
+        same = job("rngtrk-load2", 2, "rngtrk", "load", "rngtrk")
+        tally.check("2 processes: every generator of every rank continues, model and step restored",
+                    all_are(verdicts(saved, same), "cont") and restored(same, saved)
+                    and not any(r["warnings"] for r in same), verdicts(saved, same))
+        fewer = job("rngtrk-load1", 1, "rngtrk", "load", "rngtrk")
+        dropped = [w for w in fewer[0]["warnings"] if w.startswith("DroppedStateWarning") and "key(s)" in w
+                   and ": 1;" in w]
+        tally.check("1 process: rank 0 continues, key 1 named in one warning",
+                    all_are(verdicts(saved, fewer), "cont") and len(dropped) == 1 == len(fewer[0]["warnings"]),
+                    (verdicts(saved, fewer), fewer[0]["warnings"]))
+        fresh = job("rngtrk-load4-fresh", 4, "rngtrk", "load", "rngtrk", "--on-missing", "fresh")
+        rows = verdicts(saved, fresh)
+        new = [tuple(tuple(v) for v in r["draws"].values()) for r in fresh[2:]]
+        tally.check("4 processes, on_missing='fresh': 0-1 continue, 2-3 start from derived states, different",
+                    all_are(rows[:2], "cont") and all_are(rows[2:], "other") and len(set(new)) == 2
+                    and all(r["fresh_process"] == ["python", "numpy", "torch-cpu"] for r in fresh[2:]), rows)
+        refused = job("rngtrk-load4-raise", 4, "rngtrk", "load", "rngtrk", "--on-missing", "raise")
+        tally.check("4 processes, on_missing='raise': MissingStreamError on every rank, no generator changed",
+                    all("MissingStreamError" in r.get("error", "") for r in refused)
+                    and all_are(verdicts(saved, refused), "seed0"), [r.get("error", "")[:80] for r in refused])
+        equal = job("rngtrk-same-seed-save", 2, "rngtrk", "save", "same-seed", "--same-seed")
+        again = job("rngtrk-same-seed-load2", 2, "rngtrk", "load", "same-seed")
+        tally.check("seed_everything(42) on every rank: equal generators, each rank continues",
+                    equal[0]["draws"] == equal[1]["draws"] and all_are(verdicts(equal, again), "cont"),
+                    verdicts(equal, again))
+
+        print("Fabric as it is, and with each process's states added by hand (the baselines):")
+        asis = job("asis-save", 2, "asis", "save", "asis")
+        asis_rows = verdicts(asis, job("asis-load2", 2, "asis", "load", "asis"))
+        print(f"  as it is, 2 processes: {asis_rows}")
+        tally.check("as it is, no generator continues (it saves no RNG: every one is the reseed)",
+                    all_are(asis_rows, "seed0"), asis_rows)
+        naive = job("naive-save", 2, "naive", "save", "naive")
+        naive_rows = verdicts(naive, job("naive-load2", 2, "naive", "load", "naive"))
+        print(f"  states added by hand, 2 processes: {naive_rows}")
+        tally.check("states added by hand: rank 0's come back on every rank (Fabric writes rank 0's dict)",
+                    all_are(naive_rows[:1], "cont") and all_are(naive_rows[1:], "cont0"),
+                    naive_rows)
+
+        old = job("old-load2", 2, "rngtrk", "load", "asis")
+        tally.check("a checkpoint saved without the line: Fabric's strict load refuses it on every rank",
+                    all("KeyError" in r.get("error", "") and "rng" in r.get("error", "") for r in old)
+                    and all_are(verdicts(asis, old), "seed0"), [r.get("error", "")[:120] for r in old])
+        lenient = job("old-load2-nonstrict", 2, "rngtrk", "load", "asis", "--no-strict")
+        tally.check("... loaded with strict=False: it loads, the RNG left as seeded",
+                    restored(lenient, asis) and all("error" not in r for r in lenient)
+                    and all_are(verdicts(asis, lenient), "seed0"))
+    finally:
+        if not options.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print(f"Lightning: {tally.passed} passed, {tally.failed} failed")
+    return 1 if tally.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
