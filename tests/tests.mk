@@ -231,7 +231,8 @@ test-torch-dist:
 # (tests/upstream/run_torchtitan.py); with LIGHTNING=<a pytorch-lightning
 # checkout> (LIGHTNING_PATH=<the src folders of lightning_utilities and
 # torchmetrics>), Fabric's own save / load with "rng": RNGState(process=True)
-# in its state (tests/upstream/run_lightning.py).  On
+# in its state, and the Trainer's fit and resume with RNGStateCallback
+# (tests/upstream/run_lightning.py).  On
 # CPU-only torch they run twice: as they are, and with a CPU stand-in of the
 # CUDA generator (tests/upstream/cuda_emulation.py).  MEGATRON_LM names a
 # checkout of main, whose signatures rngtrk.torch.megatron's names follow;

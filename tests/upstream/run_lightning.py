@@ -23,8 +23,19 @@ Python's, NumPy's, torch's CPU generator).  With the line:
 Fabric as it is (no RNG saved: every generator restarts from the reseed)
 and with each process's states added by hand (Fabric writes rank 0's dict
 only: rank 0's states come back on every rank) are shown, and each is
-checked to be what the line removes.  Torch 2.2 or later.  Exits 1 if a
-check fails."""
+checked to be what the line removes.
+
+The Trainer (lightning_trainer_job.py): two processes fit 3 epochs with a
+checkpoint after each, with callbacks=[RNGStateCallback()]; a resume from
+the end of epoch 1 (fit with ckpt_path, the same script) draws in every
+step of epoch 2 what the run that went on drew; on 1 process rank 0's
+draws go on and key 1 is named; on 4, "fresh" gives the new ranks
+different derived states and "raise" stops all 4; a checkpoint from inside
+an epoch resumes Python's and NumPy's generators but not torch's (the
+Trainer makes a new DataLoader iterator; Lightning warns, on rank 0); a checkpoint
+saved without the callback is refused, or with on_absent="warn" loaded with
+one warning.  The Trainer as it is: no step of the resume draws what the
+run that went on drew.  Torch 2.2 or later.  Exits 1 if a check fails."""
 import argparse
 import glob
 import json
@@ -37,6 +48,7 @@ from checkpoint_runs import Tally, environment, launch, without_dcp, workspace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = os.path.join(HERE, "lightning_job.py")
+TRAINER_JOB = os.path.join(HERE, "lightning_trainer_job.py")
 K = 4
 
 
@@ -63,6 +75,21 @@ def verdicts(saved, loaded):
             row[generator] = ("cont" if r["rank"] in same else f"cont{same[0]}" if same
                               else "seed0" if zero[generator] == values else "other")
         out.append(row)
+    return out
+
+
+def steps(record):
+    """{(epoch, batch): [python, numpy, torch] drawn in that training step}."""
+    return {(epoch, index): values for epoch, index, values in record["draws"]}
+
+
+def same_steps(went_on, resumed):
+    """Per resumed rank: the steps whose draws equal the run that went on,
+    rank for rank; and whether the resume ran any step."""
+    out = []
+    for r in resumed:
+        theirs = steps(went_on[r["rank"]]) if r["rank"] < len(went_on) else {}
+        out.append(sorted(k for k, v in steps(r).items() if theirs.get(k) == v))
     return out
 
 
@@ -149,11 +176,73 @@ def main():
         tally.check("... loaded with strict=False: it loads, the RNG left as seeded",
                     restored(lenient, asis) and all("error" not in r for r in lenient)
                     and all_are(verdicts(asis, lenient), "seed0"))
+        trainer(tally, work, env)
     finally:
         if not options.keep:
             shutil.rmtree(work, ignore_errors=True)
     print(f"Lightning: {tally.passed} passed, {tally.failed} failed")
     return 1 if tally.failed else 0
+
+
+def trainer(tally, work, env):
+    """The Trainer's checks (module text)."""
+    def job(label, nproc, checkpoints, *extra):
+        out = os.path.join(work, label)
+        launch(nproc, [sys.executable, TRAINER_JOB, "--ckpt-dir", os.path.join(work, checkpoints), "--out", out,
+                       *extra], env, out + ".log", label)
+        records = []
+        for path in glob.glob(os.path.join(out, "rank*.json")):
+            with open(path) as f:
+                records.append(json.load(f))
+        return sorted(records, key=lambda r: r["rank"])
+
+    epoch_end = "epoch=1-step=8.ckpt"
+    epoch_two = [(2, i) for i in range(4)]
+    print("The Trainer with callbacks=[RNGStateCallback()]:")
+    full = job("trainer-full", 2, "trainer")
+    tally.check("3 epochs on 2 processes, a checkpoint after each, LightningEnvironment",
+                epoch_end in full[0]["files"] and all(r["environment"] == "LightningEnvironment"
+                                                      and "error" not in r for r in full), full[0].get("files"))
+    resumed = job("trainer-resume2", 2, "trainer", "--resume", epoch_end)
+    tally.check("resumed from the end of epoch 1 on 2 processes: every step of epoch 2 draws what the run that "
+                "went on drew", same_steps(full, resumed) == [epoch_two, epoch_two], same_steps(full, resumed))
+    one = job("trainer-resume1", 1, "trainer", "--resume", epoch_end)
+    first = min(steps(one[0]))
+    dropped = [w for w in one[0]["warnings"] if w.startswith("DroppedStateWarning") and ": 1;" in w]
+    tally.check("1 process: rank 0's generators go on (its first step draws rank 0's), key 1 named in one warning",
+                steps(one[0])[first] == steps(full[0])[first] and len(dropped) == 1, one[0]["warnings"])
+    four = job("trainer-resume4-fresh", 4, "trainer", "--resume", epoch_end, "--on-missing", "fresh")
+    firsts = [steps(r)[min(steps(r))] for r in four]
+    theirs = [v for r in full for v in steps(r).values()]
+    tally.check("4 processes, on_missing='fresh': 0 and 1 go on, 2 and 3 start from different derived states",
+                firsts[:2] == [steps(full[0])[(2, 0)], steps(full[1])[(2, 0)]]
+                and firsts[2] != firsts[3] and not any(v in theirs for v in firsts[2:])
+                and all(r["fresh_process"] == ["python", "numpy", "torch-cpu"] for r in four[2:]), firsts)
+    refused = job("trainer-resume4-raise", 4, "trainer", "--resume", epoch_end)
+    tally.check("4 processes, on_missing='raise': MissingStreamError on every process, no step run",
+                all("MissingStreamError" in r.get("error", "") and not r["draws"] for r in refused),
+                [r.get("error", "")[:80] for r in refused])
+    inside = job("trainer-full-every3", 2, "trainer-every3", "--every-steps", "3")
+    middle = job("trainer-resume-inside", 2, "trainer-every3", "--resume", "epoch=1-step=6.ckpt", "--every-steps", "3")
+    by_generator = [[steps(r)[(1, 2)][g] == steps(inside[r["rank"]])[(1, 2)][g] for g in range(3)] for r in middle]
+    tally.check("from inside an epoch: Python's and NumPy's go on, torch's does not, and Lightning warns",
+                by_generator == [[True, True, False]] * 2 and middle[0]["not_resumable_warning"],
+                by_generator)  # Lightning warns on rank 0 only
+
+    print("The Trainer as it is, and its checkpoints under the callback:")
+    asis = job("trainer-asis-full", 2, "trainer-asis", "--no-callback")
+    asis_resumed = job("trainer-asis-resume2", 2, "trainer-asis", "--no-callback", "--resume", epoch_end)
+    print(f"  as it is, steps of epoch 2 that draw what the run that went on drew: {same_steps(asis, asis_resumed)}")
+    tally.check("as it is, no step of the resume draws what the run that went on drew",
+                same_steps(asis, asis_resumed) == [[], []] and all(len(r["draws"]) == 4 for r in asis_resumed))
+    old = job("trainer-old", 2, "trainer-asis", "--resume", epoch_end)
+    tally.check("a checkpoint saved without the callback: NoRNGStateError on every process, no step run",
+                all("NoRNGStateError" in r.get("error", "") and not r["draws"] for r in old),
+                [r.get("error", "")[:80] for r in old])
+    warned = job("trainer-old-warn", 2, "trainer-asis", "--resume", epoch_end, "--on-absent", "warn")
+    tally.check("... with on_absent='warn': one NoRNGStateWarning on each process, epoch 2 runs",
+                all([w.split(":")[0] for w in r["warnings"]] == ["NoRNGStateWarning"] and len(r["draws"]) == 4
+                    for r in warned), [r["warnings"] for r in warned])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """Lightning Fabric's checkpoints take rngtrk in one line: "rng":
-RNGState(process=True) in the state given to fabric.save and fabric.load
+RNGState(process=True) in the state given to fabric.save and fabric.load;
+the Trainer's in one callback: rngtrk.torch.lightning.RNGStateCallback
 (docs/resuming.md).
 
 The save and load here are written in the test: what Fabric's
@@ -10,9 +11,20 @@ state_dict() and load_state_dict() is replaced by its state_dict(); rank 0
 writes the dict with torch.save; every process reads it back with
 torch.load in its weights_only mode (torch's default since 2.6, which
 refuses what is not plain data) and hands each such value its part;
-strict, it refuses a requested key the file lacks.  Fabric's own save and
-load run in tests/upstream/run_lightning.py (make test-upstream)."""
+strict, it refuses a requested key the file lacks.  The Trainer's
+checkpoint and restore are written here too, with a stand-in of Lightning's
+Callback (its hooks and state_key): every callback's state_dict() under
+checkpoint["callbacks"][state_key] (none with weights_only); on a restore,
+every callback's on_load_checkpoint with the whole checkpoint, then
+load_state_dict with a copy of its state, where it has one
+(lightning/pytorch/trainer/call.py).  Fabric's and the Trainer's own code
+run in tests/upstream/run_lightning.py (make test-upstream)."""
+import copy
+import importlib
 import os
+import sys
+import types
+import warnings
 
 import pytest
 
@@ -92,3 +104,125 @@ def test_a_checkpoint_saved_without_it_is_refused_unless_not_strict(tmp_path):
     seed(0)
     reseeded = draws()
     assert resumed(path, with_line=True, strict=False) == reseeded
+
+
+# -- the Trainer: RNGStateCallback ---------------------------------------------------
+
+
+class Callback:
+    """The stand-in of Lightning's Callback: what the Trainer reads of one."""
+
+    @property
+    def state_key(self):
+        return type(self).__qualname__
+
+    def state_dict(self):
+        return {}
+
+    def load_state_dict(self, state_dict):
+        pass
+
+    def on_load_checkpoint(self, trainer, pl_module, checkpoint):
+        pass
+
+
+@pytest.fixture
+def lightning(monkeypatch):
+    """rngtrk.torch.lightning imported over the stand-in Lightning, and
+    forgotten after the test."""
+    for name in ("lightning", "lightning.pytorch", "lightning.pytorch.callbacks"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    sys.modules["lightning.pytorch.callbacks"].Callback = Callback
+    monkeypatch.delitem(sys.modules, "rngtrk.torch.lightning", raising=False)
+    yield importlib.import_module("rngtrk.torch.lightning")
+    sys.modules.pop("rngtrk.torch.lightning", None)
+
+
+def trainer_save(path, callbacks, weights_only=False):
+    checkpoint = {"state_dict": {}, "global_step": 8}
+    if not weights_only:
+        checkpoint["callbacks"] = {cb.state_key: sd for cb in callbacks if (sd := cb.state_dict())}
+    torch.save(checkpoint, path)
+
+
+def trainer_restore(path, callbacks):
+    checkpoint = torch.load(path, weights_only=True)
+    for cb in callbacks:
+        cb.on_load_checkpoint(None, None, checkpoint)
+    states = checkpoint.get("callbacks")
+    if states is None:
+        return
+    for cb in callbacks:
+        state = states.get(cb.state_key)
+        if state:
+            cb.load_state_dict(copy.deepcopy(state))
+
+
+def fitted_and_saved(path, callbacks, **options):
+    seed(1000)
+    draws()
+    trainer_save(path, callbacks, **options)
+    return draws()
+
+
+def test_the_callback_resumes_every_generator(tmp_path, lightning):
+    path = str(tmp_path / "epoch=1.ckpt")
+    expected = fitted_and_saved(path, [lightning.RNGStateCallback()])
+    callback = lightning.RNGStateCallback()
+    seed(0)
+    trainer_restore(path, [callback])
+    assert draws() == expected
+    assert callback.last is not None and callback.last.fresh_process == ()
+    assert isinstance(callback, Callback)
+
+
+def test_the_trainer_alone_restarts_every_generator(tmp_path, lightning):
+    """The baseline: the Trainer saves no RNG."""
+    path = str(tmp_path / "epoch=1.ckpt")
+    expected = fitted_and_saved(path, [])
+    seed(0)
+    reseeded = draws()
+    seed(0)
+    trainer_restore(path, [])
+    got = draws()
+    assert got == reseeded and got != expected
+
+
+@pytest.mark.parametrize("weights_only", [False, True], ids=["saved-without-it", "weights-only"])
+def test_a_checkpoint_without_its_state_is_refused_or_warned(tmp_path, lightning, weights_only):
+    path = str(tmp_path / "epoch=1.ckpt")
+    fitted_and_saved(path, [] if not weights_only else [lightning.RNGStateCallback()], weights_only=weights_only)
+    seed(0)
+    reseeded = draws()
+    seed(0)
+    with pytest.raises(lightning.NoRNGStateError, match="holds no state of RNGStateCallback.*nothing was changed"):
+        trainer_restore(path, [lightning.RNGStateCallback()])
+    assert draws() == reseeded
+    assert issubclass(lightning.NoRNGStateError, RuntimeError)
+    seed(0)
+    with pytest.warns(lightning.NoRNGStateWarning, match="left as they are"):
+        trainer_restore(path, [lightning.RNGStateCallback(on_absent="warn")])
+    assert draws() == reseeded
+
+
+def test_bad_options_are_refused_when_the_callback_is_made(lightning):
+    from rngtrk.errors import InvalidArgumentError
+    with pytest.raises(InvalidArgumentError, match="on_absent"):
+        lightning.RNGStateCallback(on_absent="ignore")
+    with pytest.raises(InvalidArgumentError, match="on_missing"):
+        lightning.RNGStateCallback(on_missing="zero")
+    with pytest.raises(TypeError, match="key"):
+        lightning.RNGStateCallback(key=3)
+
+
+def test_without_lightning_the_import_says_what_it_needs(monkeypatch):
+    for name in ("lightning.pytorch.callbacks", "pytorch_lightning.callbacks"):
+        monkeypatch.setitem(sys.modules, name, None)  # import of it fails
+    monkeypatch.delitem(sys.modules, "rngtrk.torch.lightning", raising=False)
+    try:
+        with pytest.raises(ImportError, match="needs Lightning's Trainer") as refused:
+            importlib.import_module("rngtrk.torch.lightning")
+    finally:
+        sys.modules.pop("rngtrk.torch.lightning", None)
+    from rngtrk.errors import UnavailableError
+    assert isinstance(refused.value, UnavailableError)

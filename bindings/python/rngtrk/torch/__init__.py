@@ -26,8 +26,9 @@
   set_rng_state carry rngtrk's states, so torch.utils.checkpoint replays
   rngtrk's draws (_rng_state_hook); rngtrk.torch.dcp (imported on its own:
   it needs torch.distributed.checkpoint) keeps every rank's streams in DCP,
-  and rngtrk.torch.accelerate puts them, and the process's own generators,
-  in Hugging Face Accelerate's save_state / load_state.
+  rngtrk.torch.accelerate puts them, and the process's own generators,
+  in Hugging Face Accelerate's save_state / load_state, and
+  rngtrk.torch.lightning in the Lightning Trainer's checkpoints.
 
 Imports on CPU-only torch (Debian's python3-torch): there a fork makes the
 named state active for rngtrk.torch's ops, and torch's own generators are

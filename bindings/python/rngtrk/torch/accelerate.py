@@ -46,17 +46,11 @@ save_on_each_node (a folder per node) is refused at register().
 import os
 import warnings
 
-from ..errors import RngtrkError, invalid
-from .dcp import RNGState
+from ..errors import invalid
+from .dcp import NoRNGStateError, RNGState
 
 SUBDIR = "rngtrk_dcp"
 MARKER = "rngtrk.torch.accelerate/1"
-
-
-class NoRNGStateError(RngtrkError, RuntimeError):
-    """accelerator.load_state: the checkpoint holds no rngtrk state (saved
-    without register()).  Raised on every process before anything changes
-    (RuntimeError: what Accelerate raises for a missing custom checkpoint)."""
 
 
 class AccelerateRNGState:

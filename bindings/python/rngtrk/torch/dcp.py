@@ -88,6 +88,14 @@ class MissingStreamError(RngtrkError, RuntimeError):
     tracker changes.  (RuntimeError: what DCP raises for a missing key.)"""
 
 
+class NoRNGStateError(RngtrkError, RuntimeError):
+    """A stack's checkpoint holds no rngtrk state where a hook of
+    rngtrk.torch expects one (saved without it: rngtrk.torch.accelerate's
+    register(), rngtrk.torch.lightning's RNGStateCallback).  Raised on
+    every process before anything changes (RuntimeError: what Accelerate
+    raises for a missing custom checkpoint)."""
+
+
 class FreshStreamWarning(UserWarning):
     """on_missing="fresh": streams the checkpoint lacked started at offset 0
     (process generators: from derived states)."""
@@ -396,5 +404,6 @@ def _missing_message(everywhere, unread, lacking=()):
     return text
 
 
-__all__ = ["RNGState", "Stream", "StreamPositionError", "MissingStreamError", "PeerRankError", "FreshStreamWarning",
-           "DroppedStateWarning", "ProcessStateError", "DCPUnavailableError", "STREAMS_KEY", "PROCESS_KEY"]
+__all__ = ["RNGState", "Stream", "StreamPositionError", "MissingStreamError", "NoRNGStateError", "PeerRankError",
+           "FreshStreamWarning", "DroppedStateWarning", "ProcessStateError", "DCPUnavailableError", "STREAMS_KEY",
+           "PROCESS_KEY"]
