@@ -5,16 +5,22 @@ on CPU, from a checkout outside this project, with or without
 rngtrk.torch.lightning.RNGStateCallback.
 
     job.py --ckpt-dir DIR --out DIR [--resume FILE] [--no-callback]
-           [--every-steps N] [--on-missing raise|fresh] [--on-absent raise|warn]
+           [--every-steps N] [--weights-only] [--on-missing raise|fresh]
+           [--on-absent raise|warn] [--stage fit|validate] [--restore-after-setup]
 
 Every process seeds with lightning's seed_everything(100 + rank), as the
 same script does when it is started again, and fits 3 epochs of 4 steps
 (32 samples, batch 4, shuffled by Lightning's DistributedSampler), saving
-a checkpoint after each epoch (--every-steps: every N steps instead).
-Each training step first draws one value from Python's, NumPy's and
-torch's generator (then a dropout): OUT/rank{R}.json holds them per
-(epoch, batch), with the rngtrk warnings of the run, the error (if any),
-the generators the last load started fresh, and rank 0's list of
+a checkpoint after each epoch (--every-steps: every N steps instead;
+--weights-only: ModelCheckpoint's save_weights_only), or (--stage
+validate) validates from --resume; --restore-after-setup: Lightning's DDP
+strategy made to restore the checkpoint after its setup, as its FSDP,
+DeepSpeed and ModelParallel strategies do (on_fit_start then comes
+before the restore).  Each training step first draws one
+value from Python's, NumPy's and torch's generator (then a dropout):
+OUT/rank{R}.json holds them per (epoch, batch), one more of each drawn
+after the run ("after"), the rngtrk warnings of the run, the error (if
+any), the generators the last load started fresh, and rank 0's list of
 checkpoint files.
 
 Start the processes with tests/torch_dist/launch.py (Lightning's
@@ -35,6 +41,15 @@ import torch.nn as nn
 from torch.utils.data import DataLoader, TensorDataset
 
 import lightning.pytorch as L
+from lightning.pytorch.strategies import DDPStrategy
+
+
+class RestoringAfterSetup(DDPStrategy):
+    """DDP with the restore order of FSDP, DeepSpeed and ModelParallel."""
+
+    @property
+    def restore_checkpoint_after_setup(self):
+        return True
 
 
 class Model(L.LightningModule):
@@ -47,6 +62,9 @@ class Model(L.LightningModule):
         (x,) = batch
         self.draws.append([self.current_epoch, index, [random.random(), float(np.random.rand()), torch.rand(1).item()]])
         return nn.functional.dropout(self.linear(x), 0.5).square().mean()
+
+    def validation_step(self, batch, index):
+        pass
 
     def configure_optimizers(self):
         return torch.optim.SGD(self.parameters(), lr=0.1)
@@ -61,6 +79,9 @@ def main():
     p.add_argument("--every-steps", type=int, default=0)
     p.add_argument("--on-missing", default="raise")
     p.add_argument("--on-absent", default="raise")
+    p.add_argument("--weights-only", action="store_true")
+    p.add_argument("--stage", choices=("fit", "validate"), default="fit")
+    p.add_argument("--restore-after-setup", action="store_true")
     args = p.parse_args()
 
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
@@ -74,9 +95,10 @@ def main():
         rng = RNGStateCallback(on_missing=args.on_missing, on_absent=args.on_absent)
         callbacks.append(rng)  # the one line: callbacks=[RNGStateCallback(), ...]
     callbacks.append(L.callbacks.ModelCheckpoint(
-        dirpath=args.ckpt_dir, save_top_k=-1, filename="{epoch}-{step}",
+        dirpath=args.ckpt_dir, save_top_k=-1, filename="{epoch}-{step}", save_weights_only=args.weights_only,
         every_n_epochs=None if args.every_steps else 1, every_n_train_steps=args.every_steps or None))
-    trainer = L.Trainer(accelerator="cpu", devices=world, strategy="ddp", max_epochs=3, callbacks=callbacks,
+    strategy = RestoringAfterSetup() if args.restore_after_setup else "ddp"
+    trainer = L.Trainer(accelerator="cpu", devices=world, strategy=strategy, max_epochs=3, callbacks=callbacks,
                         logger=False, enable_progress_bar=False, enable_model_summary=False,
                         num_sanity_val_steps=0)
     model = Model()
@@ -85,8 +107,12 @@ def main():
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            trainer.fit(model, DataLoader(data, batch_size=4, shuffle=True),
-                        ckpt_path=os.path.join(args.ckpt_dir, args.resume) if args.resume else None)
+            loader = DataLoader(data, batch_size=4, shuffle=True)
+            path = os.path.join(args.ckpt_dir, args.resume) if args.resume else None
+            if args.stage == "fit":
+                trainer.fit(model, loader, ckpt_path=path)
+            else:
+                trainer.validate(model, loader, ckpt_path=path, verbose=False)
     except Exception as e:
         result["error"] = f"{type(e).__module__}.{type(e).__name__}: {e}"
         result["traceback_tail"] = traceback.format_exc().splitlines()[-12:]
@@ -96,6 +122,7 @@ def main():
     result["environment"] = type(trainer.strategy.cluster_environment).__name__
     result["fresh_process"] = list(rng.last.fresh_process) if rng is not None and rng.last is not None else None
     result["draws"] = model.draws
+    result["after"] = [random.random(), float(np.random.rand()), torch.rand(1).item()]
     if rank == 0:
         result["files"] = sorted(os.listdir(args.ckpt_dir)) if os.path.isdir(args.ckpt_dir) else []
     os.makedirs(args.out, exist_ok=True)

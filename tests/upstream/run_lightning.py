@@ -32,10 +32,14 @@ step of epoch 2 what the run that went on drew; on 1 process rank 0's
 draws go on and key 1 is named; on 4, "fresh" gives the new ranks
 different derived states and "raise" stops all 4; a checkpoint from inside
 an epoch resumes Python's and NumPy's generators but not torch's (the
-Trainer makes a new DataLoader iterator; Lightning warns, on rank 0); a checkpoint
-saved without the callback is refused, or with on_absent="warn" loaded with
-one warning.  The Trainer as it is: no step of the resume draws what the
-run that went on drew.  Torch 2.2 or later.  Exits 1 if a check fails."""
+Trainer makes a new DataLoader iterator; Lightning warns, on rank 0); a
+checkpoint saved without the callback is refused, or with on_absent="warn"
+loaded with one warning (a save_weights_only one, Lightning refuses
+itself); validate from a checkpoint leaves the generators as the Trainer
+alone does; a strategy that restores after its setup (as FSDP and
+DeepSpeed do) resumes as exactly and refuses as well. The Trainer as it
+is: no step of the resume draws what the run that went on drew. Torch 2.2
+or later. Exits 1 if a check fails."""
 import argparse
 import glob
 import json
@@ -78,6 +82,18 @@ def verdicts(saved, loaded):
     return out
 
 
+def records_of(out, nproc, label):
+    """Every process's record, by rank; exits if one is missing (no check
+    may pass on fewer records than processes)."""
+    records = []
+    for path in glob.glob(os.path.join(out, "rank*.json")):
+        with open(path) as f:
+            records.append(json.load(f))
+    if len(records) != nproc:
+        raise SystemExit(f"{label}: {len(records)} records for {nproc} processes")
+    return sorted(records, key=lambda r: r["rank"])
+
+
 def steps(record):
     """{(epoch, batch): [python, numpy, torch] drawn in that training step}."""
     return {(epoch, index): values for epoch, index, values in record["draws"]}
@@ -111,11 +127,7 @@ def main():
         launch(nproc, [sys.executable, JOB, "--mode", mode, "--phase", phase,
                        "--ckpt", os.path.join(work, checkpoint + ".ckpt"), "--out", out, *extra],
                env, out + ".log", label)
-        records = []
-        for path in glob.glob(os.path.join(out, "rank*.json")):
-            with open(path) as f:
-                records.append(json.load(f))
-        return sorted(records, key=lambda r: r["rank"])
+        return records_of(out, nproc, label)
 
     def all_are(rows, verdict):
         return all(set(row.values()) == {verdict} for row in rows)
@@ -170,7 +182,7 @@ def main():
 
         old = job("old-load2", 2, "rngtrk", "load", "asis")
         tally.check("a checkpoint saved without the line: Fabric's strict load refuses it on every rank",
-                    all("KeyError" in r.get("error", "") and "rng" in r.get("error", "") for r in old)
+                    all("KeyError" in r.get("error", "") and "'rng'" in r.get("error", "") for r in old)
                     and all_are(verdicts(asis, old), "seed0"), [r.get("error", "")[:120] for r in old])
         lenient = job("old-load2-nonstrict", 2, "rngtrk", "load", "asis", "--no-strict")
         tally.check("... loaded with strict=False: it loads, the RNG left as seeded",
@@ -190,11 +202,7 @@ def trainer(tally, work, env):
         out = os.path.join(work, label)
         launch(nproc, [sys.executable, TRAINER_JOB, "--ckpt-dir", os.path.join(work, checkpoints), "--out", out,
                        *extra], env, out + ".log", label)
-        records = []
-        for path in glob.glob(os.path.join(out, "rank*.json")):
-            with open(path) as f:
-                records.append(json.load(f))
-        return sorted(records, key=lambda r: r["rank"])
+        return records_of(out, nproc, label)
 
     epoch_end = "epoch=1-step=8.ckpt"
     epoch_two = [(2, i) for i in range(4)]
@@ -243,6 +251,23 @@ def trainer(tally, work, env):
     tally.check("... with on_absent='warn': one NoRNGStateWarning on each process, epoch 2 runs",
                 all([w.split(":")[0] for w in r["warnings"]] == ["NoRNGStateWarning"] and len(r["draws"]) == 4
                     for r in warned), [r["warnings"] for r in warned])
+    after_setup = job("trainer-resume2-after-setup", 2, "trainer", "--resume", epoch_end, "--restore-after-setup")
+    old_after_setup = job("trainer-old-after-setup", 2, "trainer-asis", "--resume", epoch_end, "--restore-after-setup")
+    tally.check("a strategy that restores after its setup (as FSDP, DeepSpeed): the resume is exact, and a checkpoint "
+                "saved without the callback is refused",
+                same_steps(full, after_setup) == [epoch_two, epoch_two]
+                and all("NoRNGStateError" in r.get("error", "") and not r["draws"] for r in old_after_setup),
+                (same_steps(full, after_setup), [r.get("error", "")[:80] for r in old_after_setup]))
+    job("trainer-weights-full", 2, "trainer-weights", "--weights-only")
+    weights = job("trainer-weights-resume", 2, "trainer-weights", "--resume", epoch_end, "--weights-only")
+    tally.check("a save_weights_only checkpoint: Lightning's own refusal (KeyError) on every process, no step run",
+                all("KeyError" in r.get("error", "") and "save_weights_only" in r.get("error", "")
+                    and not r["draws"] for r in weights), [r.get("error", "")[:80] for r in weights])
+    validated = job("trainer-validate", 2, "trainer", "--resume", epoch_end, "--stage", "validate")
+    alone = job("trainer-validate-asis", 2, "trainer", "--resume", epoch_end, "--stage", "validate", "--no-callback")
+    tally.check("validate with ckpt_path: the generators as the Trainer alone leaves them (it restores on fit)",
+                [r["after"] for r in validated] == [r["after"] for r in alone]
+                and not any(r.get("error") or r["warnings"] for r in validated), [r.get("error") for r in validated])
 
 
 if __name__ == "__main__":

@@ -13,12 +13,15 @@ torch.load in its weights_only mode (torch's default since 2.6, which
 refuses what is not plain data) and hands each such value its part;
 strict, it refuses a requested key the file lacks.  The Trainer's
 checkpoint and restore are written here too, with a stand-in of Lightning's
-Callback (its hooks and state_key): every callback's state_dict() under
-checkpoint["callbacks"][state_key] (none with weights_only); on a restore,
-every callback's on_load_checkpoint with the whole checkpoint, then
-load_state_dict with a copy of its state, where it has one
-(lightning/pytorch/trainer/call.py).  Fabric's and the Trainer's own code
-run in tests/upstream/run_lightning.py (make test-upstream)."""
+Callback (its hooks and state_key), in the order of Lightning's
+(lightning/pytorch/trainer/trainer.py, call.py): a checkpoint holds every
+callback's non-empty state_dict() under checkpoint["callbacks"][state_key]
+(no "callbacks" with weights_only); a run from a checkpoint calls every
+callback's setup(stage); then, where the checkpoint holds "callbacks", its
+on_load_checkpoint with the whole checkpoint and its load_state_dict with a
+copy of its state, where it has one; then, when fitting, on_train_start.
+Fabric's and the Trainer's own code run in tests/upstream/run_lightning.py
+(make test-upstream)."""
 import copy
 import importlib
 import os
@@ -87,7 +90,7 @@ def test_with_the_line_every_generator_continues(tmp_path):
 
 
 def test_without_it_every_generator_restarts(tmp_path):
-    """The baseline: Fabric saves no RNG."""
+    """The baseline (of the stand-in): Fabric saves no RNG."""
     path = str(tmp_path / "last.ckpt")
     expected = trained_and_saved(path, with_line=False)
     seed(0)
@@ -97,6 +100,7 @@ def test_without_it_every_generator_restarts(tmp_path):
 
 
 def test_a_checkpoint_saved_without_it_is_refused_unless_not_strict(tmp_path):
+    """What Fabric does (of the stand-in): rngtrk is not called either way."""
     path = str(tmp_path / "last.ckpt")
     trained_and_saved(path, with_line=False)
     with pytest.raises(KeyError, match="'rng'"):
@@ -130,12 +134,15 @@ class Callback:
 def lightning(monkeypatch):
     """rngtrk.torch.lightning imported over the stand-in Lightning, and
     forgotten after the test."""
+    import rngtrk.torch
     for name in ("lightning", "lightning.pytorch", "lightning.pytorch.callbacks"):
         monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
     sys.modules["lightning.pytorch.callbacks"].Callback = Callback
     monkeypatch.delitem(sys.modules, "rngtrk.torch.lightning", raising=False)
+    monkeypatch.delattr(rngtrk.torch, "lightning", raising=False)
     yield importlib.import_module("rngtrk.torch.lightning")
     sys.modules.pop("rngtrk.torch.lightning", None)
+    vars(rngtrk.torch).pop("lightning", None)
 
 
 def trainer_save(path, callbacks, weights_only=False):
@@ -145,17 +152,24 @@ def trainer_save(path, callbacks, weights_only=False):
     torch.save(checkpoint, path)
 
 
-def trainer_restore(path, callbacks):
+def trainer_run(path, callbacks, stage="fit"):
+    """A fit (or validate, test, predict) from the checkpoint at `path`, up
+    to the first step."""
+    trainer = types.SimpleNamespace(ckpt_path=path)
+    for cb in callbacks:
+        cb.setup(trainer, None, stage)
     checkpoint = torch.load(path, weights_only=True)
-    for cb in callbacks:
-        cb.on_load_checkpoint(None, None, checkpoint)
     states = checkpoint.get("callbacks")
-    if states is None:
-        return
-    for cb in callbacks:
-        state = states.get(cb.state_key)
-        if state:
-            cb.load_state_dict(copy.deepcopy(state))
+    if states is not None:
+        for cb in callbacks:
+            cb.on_load_checkpoint(trainer, None, checkpoint)
+        for cb in callbacks:
+            state = states.get(cb.state_key)
+            if state:
+                cb.load_state_dict(copy.deepcopy(state))
+    if stage == "fit":
+        for cb in callbacks:
+            cb.on_train_start(trainer, None)
 
 
 def fitted_and_saved(path, callbacks, **options):
@@ -170,39 +184,58 @@ def test_the_callback_resumes_every_generator(tmp_path, lightning):
     expected = fitted_and_saved(path, [lightning.RNGStateCallback()])
     callback = lightning.RNGStateCallback()
     seed(0)
-    trainer_restore(path, [callback])
+    trainer_run(path, [callback])
     assert draws() == expected
     assert callback.last is not None and callback.last.fresh_process == ()
     assert isinstance(callback, Callback)
 
 
+@pytest.mark.parametrize("stage", ["validate", "test", "predict"])
+def test_it_restores_on_fit_alone(tmp_path, lightning, stage):
+    path = str(tmp_path / "epoch=1.ckpt")
+    fitted_and_saved(path, [lightning.RNGStateCallback()])
+    seed(0)
+    reseeded = draws()
+    callback = lightning.RNGStateCallback()
+    seed(0)
+    trainer_run(path, [callback], stage)
+    assert draws() == reseeded and callback.last is None
+    expected = fitted_and_saved(path, [lightning.RNGStateCallback()])
+    seed(0)
+    trainer_run(path, [callback])  # the same callback, fitting next
+    assert draws() == expected
+
+
 def test_the_trainer_alone_restarts_every_generator(tmp_path, lightning):
-    """The baseline: the Trainer saves no RNG."""
+    """The baseline (of the stand-in): the Trainer saves no RNG."""
     path = str(tmp_path / "epoch=1.ckpt")
     expected = fitted_and_saved(path, [])
     seed(0)
     reseeded = draws()
     seed(0)
-    trainer_restore(path, [])
+    trainer_run(path, [])
     got = draws()
     assert got == reseeded and got != expected
 
 
-@pytest.mark.parametrize("weights_only", [False, True], ids=["saved-without-it", "weights-only"])
-def test_a_checkpoint_without_its_state_is_refused_or_warned(tmp_path, lightning, weights_only):
+@pytest.mark.parametrize("weights_only", [False, True], ids=["saved-without-it", "no-callback-states"])
+def test_a_fit_from_a_checkpoint_without_its_state_is_refused_or_warned(tmp_path, lightning, weights_only):
     path = str(tmp_path / "epoch=1.ckpt")
     fitted_and_saved(path, [] if not weights_only else [lightning.RNGStateCallback()], weights_only=weights_only)
     seed(0)
     reseeded = draws()
     seed(0)
-    with pytest.raises(lightning.NoRNGStateError, match="holds no state of RNGStateCallback.*nothing was changed"):
-        trainer_restore(path, [lightning.RNGStateCallback()])
+    with pytest.raises(lightning.NoRNGStateError, match="holds no state of RNGStateCallback.*no generator was changed"):
+        trainer_run(path, [lightning.RNGStateCallback()])
     assert draws() == reseeded
     assert issubclass(lightning.NoRNGStateError, RuntimeError)
     seed(0)
     with pytest.warns(lightning.NoRNGStateWarning, match="left as they are"):
-        trainer_restore(path, [lightning.RNGStateCallback(on_absent="warn")])
+        trainer_run(path, [lightning.RNGStateCallback(on_absent="warn")])
     assert draws() == reseeded
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        trainer_run(path, [lightning.RNGStateCallback()], "validate")  # nothing to restore there: no word
 
 
 def test_bad_options_are_refused_when_the_callback_is_made(lightning):
