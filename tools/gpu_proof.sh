@@ -10,6 +10,7 @@
 #                                               slapo python rust bench ncu (default: all)
 #                                               compare (not in the default: needs the base tree)
 #                                               short: info build test torch compile torchbench
+#                                               (alone, or with more steps: short dcp)
 #
 # `short` is the check that fits a short slot of GPU time (issue 33; under
 # 5 minutes on a 16-core H100 machine): the device tests, rngtrk.torch's
@@ -45,8 +46,8 @@ cd "$(dirname "$0")/.."
 logdir=${1:-build/gpu-proof}
 shift || true
 steps=${*:-info build test memcheck racecheck torch compile torchbench megatron megatron-compile dcp slapo python rust bench ncu}
-if [ "$steps" = short ]; then
-    steps="info build test torch compile torchbench"
+if [[ " $steps " == *" short "* ]]; then  # `short`, alone or with more steps after it (short dcp)
+    steps=$(echo " $steps " | sed 's/ short / info build test torch compile torchbench /; s/^ //; s/ $//')
     if [ -z "${CUDA_ARCHS:-}" ] && cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1); then
         cap=${cap/./}
         export CUDA_ARCHS="-gencode arch=compute_$cap,code=sm_$cap"
