@@ -29,7 +29,6 @@ Lightning's: Fabric, its DDP strategy, seed_everything, its checkpoint
 file.  Ours: the model (one nn.Linear) and the loop.
 """
 import argparse
-import json
 import os
 import random
 import sys
@@ -43,14 +42,7 @@ import torch.nn as nn
 from lightning.fabric import Fabric
 from lightning.fabric.utilities.seed import _collect_rng_states, _set_rng_states
 
-K = 4  # values drawn from each generator for a continuation
-
-
-def draw():
-    return {"python": [random.random() for _ in range(K)],
-            "numpy": np.random.random(K).tolist(),
-            "torch": torch.rand(K, dtype=torch.float64).tolist()}
-
+from checkpoint_runs import draws, write_record
 
 def main():
     p = argparse.ArgumentParser()
@@ -95,7 +87,7 @@ def main():
         fabric.save(args.ckpt, state)
         result["step"] = state["step"]
         result["weight_sum"] = float(model.weight.detach().sum())
-        result["draws"] = draw()
+        result["draws"] = draws()
     else:
         fabric.seed_everything(0, verbose=False)
         if args.mode == "naive":
@@ -119,12 +111,9 @@ def main():
         result["weight_sum"] = float(model.weight.detach().sum())
         if rng is not None:
             result["fresh_process"] = list(rng.fresh_process)
-        result["draws"] = draw()
+        result["draws"] = draws()
 
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, f"rank{rank}.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    print(json.dumps({k: v for k, v in result.items() if k not in ("draws", "traceback_tail")})[:900], flush=True)
+    write_record(args.out, rank, result)
     fabric.barrier()
     torch.distributed.destroy_process_group()
 

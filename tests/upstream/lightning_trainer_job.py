@@ -28,7 +28,6 @@ LightningEnvironment reads its variables).  Lightning's: Trainer,
 LightningModule, ModelCheckpoint, seed_everything, the DDP strategy.
 Ours: the model and the data."""
 import argparse
-import json
 import os
 import random
 import sys
@@ -42,6 +41,8 @@ from torch.utils.data import DataLoader, TensorDataset
 
 import lightning.pytorch as L
 from lightning.pytorch.strategies import DDPStrategy
+
+from checkpoint_runs import write_record
 
 
 class RestoringAfterSetup(DDPStrategy):
@@ -125,10 +126,7 @@ def main():
     result["after"] = [random.random(), float(np.random.rand()), torch.rand(1).item()]
     if rank == 0:
         result["files"] = sorted(os.listdir(args.ckpt_dir)) if os.path.isdir(args.ckpt_dir) else []
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, f"rank{rank}.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    print(json.dumps({k: v for k, v in result.items() if k not in ("draws", "traceback_tail")})[:900], flush=True)
+    write_record(args.out, rank, result)
 
 
 if __name__ == "__main__":

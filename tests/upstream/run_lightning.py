@@ -41,57 +41,15 @@ DeepSpeed do) resumes as exactly and refuses as well. The Trainer as it
 is: no step of the resume draws what the run that went on drew. Torch 2.2
 or later. Exits 1 if a check fails."""
 import argparse
-import glob
-import json
 import os
-import random
 import shutil
 import sys
 
-from checkpoint_runs import Tally, environment, launch, without_dcp, workspace
+from checkpoint_runs import Tally, all_are, environment, launch, records_of, verdicts, without_dcp, workspace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = os.path.join(HERE, "lightning_job.py")
 TRAINER_JOB = os.path.join(HERE, "lightning_trainer_job.py")
-K = 4
-
-
-def reseeded():
-    """What a load that restores nothing leaves: fabric.seed_everything(0)."""
-    import numpy as np
-    import torch
-    random.seed(0)
-    np.random.seed(0)
-    torch.manual_seed(0)
-    return {"python": [random.random() for _ in range(K)], "numpy": np.random.random(K).tolist(),
-            "torch": torch.rand(K, dtype=torch.float64).tolist()}
-
-
-def verdicts(saved, loaded):
-    """Per loading rank, per generator: "cont" (its own rank's continuation),
-    "cont<S>" (saved rank S's), "seed0" (untouched), or "other"."""
-    zero = reseeded()
-    out = []
-    for r in loaded:
-        row = {}
-        for generator, values in r["draws"].items():
-            same = [s["rank"] for s in saved if s["draws"][generator] == values]
-            row[generator] = ("cont" if r["rank"] in same else f"cont{same[0]}" if same
-                              else "seed0" if zero[generator] == values else "other")
-        out.append(row)
-    return out
-
-
-def records_of(out, nproc, label):
-    """Every process's record, by rank; exits if one is missing (no check
-    may pass on fewer records than processes)."""
-    records = []
-    for path in glob.glob(os.path.join(out, "rank*.json")):
-        with open(path) as f:
-            records.append(json.load(f))
-    if len(records) != nproc:
-        raise SystemExit(f"{label}: {len(records)} records for {nproc} processes")
-    return sorted(records, key=lambda r: r["rank"])
 
 
 def steps(record):
@@ -128,9 +86,6 @@ def main():
                        "--ckpt", os.path.join(work, checkpoint + ".ckpt"), "--out", out, *extra],
                env, out + ".log", label)
         return records_of(out, nproc, label)
-
-    def all_are(rows, verdict):
-        return all(set(row.values()) == {verdict} for row in rows)
 
     def restored(records, saved):
         return all(r["step"] == 2 and r["weight_sum"] == saved[0]["weight_sum"] for r in records)

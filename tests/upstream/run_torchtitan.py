@@ -24,44 +24,14 @@ writes once for all ranks: one rank's state comes back everywhere) are
 shown, and each is checked to be what the line removes.  Torch 2.2 or
 later.  Exits 1 if a check fails."""
 import argparse
-import glob
-import json
 import os
-import random
 import shutil
 import sys
 
-from checkpoint_runs import Tally, environment, launch, without_dcp, workspace
+from checkpoint_runs import Tally, all_are, environment, launch, records_of, verdicts, without_dcp, workspace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JOB = os.path.join(HERE, "torchtitan_job.py")
-K = 4
-
-
-def reseeded():
-    """What a load that restores nothing leaves: the load phase's seed 0."""
-    import numpy as np
-    import torch
-    random.seed(0)
-    np.random.seed(0)
-    torch.manual_seed(0)
-    return {"python": [random.random() for _ in range(K)], "numpy": np.random.random(K).tolist(),
-            "torch": torch.rand(K, dtype=torch.float64).tolist()}
-
-
-def verdicts(saved, loaded):
-    """Per loading rank, per generator: "cont" (its own rank's continuation),
-    "cont<S>" (saved rank S's), "seed0" (untouched), or "other"."""
-    zero = reseeded()
-    out = []
-    for r in loaded:
-        row = {}
-        for generator, values in r["draws"].items():
-            same = [s["rank"] for s in saved if s["draws"][generator] == values]
-            row[generator] = ("cont" if r["rank"] in same else f"cont{same[0]}" if same
-                              else "seed0" if zero[generator] == values else "other")
-        out.append(row)
-    return out
 
 
 def main():
@@ -81,14 +51,7 @@ def main():
         out = os.path.join(work, label)
         launch(nproc, [sys.executable, JOB, "--mode", mode, "--phase", phase, "--ckpt", os.path.join(work, checkpoint),
                        "--out", out, *extra], env, out + ".log", label)
-        records = []
-        for path in glob.glob(os.path.join(out, "rank*.json")):
-            with open(path) as f:
-                records.append(json.load(f))
-        return sorted(records, key=lambda r: r["rank"])
-
-    def all_are(rows, verdict):
-        return all(set(row.values()) == {verdict} for row in rows)
+        return records_of(out, nproc, label)
 
     tally = Tally()
     try:

@@ -30,7 +30,6 @@ fake dataloader.
 """
 import argparse
 import io
-import json
 import os
 import pickle
 import random
@@ -48,7 +47,7 @@ from torchtitan.components.checkpointer import CheckpointManager
 from torchtitan.components.optimizer import LRSchedulersContainer, OptimizersContainer
 from torchtitan.components.optimizer.optimizer import ParamGroupConfig
 
-K = 4  # values drawn from each generator for a continuation
+from checkpoint_runs import draws, seed_all, write_record
 
 
 class TrainState(Stateful):
@@ -91,18 +90,6 @@ class FakeDataLoader(Stateful):
 
     def load_state_dict(self, sd):
         pass
-
-
-def seed_all(seed):
-    random.seed(seed)
-    np.random.seed(seed)
-    torch.manual_seed(seed)
-
-
-def draw():
-    return {"python": [random.random() for _ in range(K)],
-            "numpy": np.random.random(K).tolist(),
-            "torch": torch.rand(K, dtype=torch.float64).tolist()}
 
 
 def build(args, rank):
@@ -173,7 +160,7 @@ def main():
         result["saved"] = manager.save(curr_step=train_state.step, last_step=args.last_step)
         manager.maybe_wait_for_saving()
         result["weight_sum"] = float(model.weight.detach().sum())
-        result["draws"] = draw()
+        result["draws"] = draws()
     else:
         seed_all(0)
         caught = []
@@ -194,12 +181,9 @@ def main():
         result["weight_sum"] = float(model.weight.detach().sum())
         if rng is not None:
             result["fresh_process"] = list(rng.fresh_process)
-        result["draws"] = draw()
+        result["draws"] = draws()
 
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, f"rank{rank}.json"), "w") as f:
-        json.dump(result, f, indent=1)
-    print(json.dumps({k: v for k, v in result.items() if k not in ("draws", "traceback_tail")})[:900], flush=True)
+    write_record(args.out, rank, result)
     manager.close()
     dist.barrier()
     dist.destroy_process_group()
